@@ -1,0 +1,112 @@
+// Package protocol holds the wire types of the Answer API & Agent Access
+// protocol (shared/spec, §4, §5, §9) and the error contract of DESIGN §3.
+// It has no dependencies beyond the standard library so every other package
+// can speak the same types.
+package protocol
+
+import (
+	"errors"
+	"net/http"
+)
+
+// Code is a protocol error code (protocol §9) as it appears in the error
+// envelope and in audit records. The set is closed: metrics label by it.
+type Code string
+
+// Protocol error codes (protocol §9) plus the transport codes DESIGN §3 adds.
+const (
+	CodeInvalidRequest     Code = "invalid_request"
+	CodeUnauthorized       Code = "unauthorized"
+	CodeForbiddenTool      Code = "forbidden_tool"
+	CodeForbiddenScope     Code = "forbidden_scope"
+	CodeDatasetNotAllowed  Code = "dataset_not_allowed"
+	CodeSessionForbidden   Code = "session_forbidden"
+	CodeSessionExpired     Code = "session_expired"
+	CodeRAGFlowUnavailable Code = "ragflow_unavailable"
+	CodeSearchUnavailable  Code = "search_unavailable"
+	CodeIdempotency        Code = "idempotency_conflict"
+	CodeNoAnswer           Code = "no_answer"
+	CodeNotFound           Code = "not_found"
+	CodeMethodNotAllowed   Code = "method_not_allowed"
+	CodePayloadTooLarge    Code = "payload_too_large"
+	CodeRateLimited        Code = "rate_limited"
+	CodeInternal           Code = "internal"
+)
+
+// Error is a protocol error: a code, a message that helps the caller fix the
+// request, and the HTTP status it travels with. Messages never carry secrets,
+// other callers' grants or backend internals.
+type Error struct {
+	Code    Code
+	Status  int
+	Message string
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Errorf-style constructors keep call sites short and the status mapping in
+// one place.
+
+// NewError builds an Error with the status DESIGN §3 assigns to code.
+func NewError(code Code, message string) *Error {
+	return &Error{Code: code, Status: StatusFor(code), Message: message}
+}
+
+// WithStatus returns a copy of e carrying status (e.g. 502 for a backend that
+// answered garbage instead of being unreachable).
+func (e *Error) WithStatus(status int) *Error {
+	c := *e
+	c.Status = status
+	return &c
+}
+
+// StatusFor maps a code to its HTTP status (DESIGN §3).
+func StatusFor(code Code) int {
+	switch code {
+	case CodeInvalidRequest:
+		return http.StatusBadRequest
+	case CodeUnauthorized:
+		return http.StatusUnauthorized
+	case CodeForbiddenTool, CodeForbiddenScope, CodeDatasetNotAllowed, CodeSessionForbidden:
+		return http.StatusForbidden
+	case CodeSessionExpired:
+		return http.StatusGone
+	case CodeRAGFlowUnavailable, CodeSearchUnavailable:
+		return http.StatusServiceUnavailable
+	case CodeIdempotency:
+		return http.StatusConflict
+	case CodeNotFound:
+		return http.StatusNotFound
+	case CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case CodePayloadTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case CodeRateLimited:
+		return http.StatusTooManyRequests
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// AsError extracts a protocol Error from err. Anything that is not one is
+// reported as an internal error with a generic message, so no internal detail
+// leaks to callers.
+func AsError(err error) *Error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return NewError(CodeInternal, "internal error")
+}
+
+// ErrorBody is the JSON error envelope: {"error":{"code","message","requestId"}}.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the inside of ErrorBody.
+type ErrorDetail struct {
+	Code      Code   `json:"code"`
+	Message   string `json:"message"`
+	RequestID string `json:"requestId"`
+}

@@ -1,0 +1,60 @@
+package protocol
+
+// Caller is the body's self-description (protocol §4). The authenticated
+// identity is the caller; a body caller naming someone else is refused and
+// Purpose is kept for audit only.
+type Caller struct {
+	Type    string `json:"type,omitempty"`
+	ID      string `json:"id,omitempty"`
+	Purpose string `json:"purpose,omitempty"`
+}
+
+// Scope is a requested or effective scope (protocol §4). A requested scope is
+// only a request; the policy decides the effective one.
+type Scope struct {
+	Projects           []string `json:"projects,omitempty"`
+	Paths              []string `json:"paths,omitempty"`
+	Version            string   `json:"version,omitempty"`
+	IncludeWorkingDocs bool     `json:"includeWorkingDocs"`
+}
+
+// PageRef names the page a human asked from (DESIGN §5: the default scope of
+// a human question is derived from it).
+type PageRef struct {
+	Path string `json:"path,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+// Standard is the standard request every tool accepts (protocol §4).
+type Standard struct {
+	Caller           *Caller  `json:"caller,omitempty"`
+	Scope            *Scope   `json:"scope,omitempty"`
+	Question         string   `json:"question,omitempty"`
+	RequireCitations *bool    `json:"requireCitations,omitempty"`
+	Page             *PageRef `json:"page,omitempty"`
+}
+
+// SearchRequest is the body of POST /agent/tools/search.
+type SearchRequest struct {
+	Standard
+	Limit int `json:"limit,omitempty"`
+}
+
+// GetPageRequest is the body of POST /agent/tools/get_page: one Path or up to
+// MaxPagePaths Paths.
+type GetPageRequest struct {
+	Standard
+	Path  string   `json:"path,omitempty"`
+	Paths []string `json:"paths,omitempty"`
+}
+
+// Limits on request fields; bodies over them are invalid_request.
+const (
+	MaxPagePaths      = 10
+	MaxSearchLimit    = 50
+	DefaultLimit      = 10
+	MaxQuestionRunes  = 2000
+	MaxScopeEntries   = 20
+	MaxPathBytes      = 512
+	MaxIdentifierRune = 128
+)

@@ -1,0 +1,198 @@
+// Package samplewiki is the small wiki the development backends serve: its
+// pages (markdown with a front matter), and the dataset catalog that maps
+// each project, version and status to a RAGFlow dataset id. The same corpus
+// feeds the development Meilisearch (one index of pages) and the development
+// RAGFlow (chunks per dataset), so a citation and a page hit agree.
+package samplewiki
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+//go:embed datasets.json pages
+var embedded embed.FS
+
+// Page is one wiki page with the metadata every backend document carries
+// (DESIGN §6 corpus convention).
+type Page struct {
+	ID           string    `json:"id"`
+	Path         string    `json:"path"`
+	URL          string    `json:"url"`
+	Title        string    `json:"title"`
+	Project      string    `json:"project"`
+	Version      string    `json:"version"`
+	Status       string    `json:"status"`
+	PathPrefixes []string  `json:"pathPrefixes"`
+	Headings     []string  `json:"headings"`
+	Content      string    `json:"content"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
+// Dataset is one RAGFlow dataset of the catalog.
+type Dataset struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Project string `json:"project"`
+	Version string `json:"version"`
+	Status  string `json:"status"`
+}
+
+// Corpus is the loaded wiki.
+type Corpus struct {
+	Pages    []Page
+	Datasets []Dataset
+}
+
+// Load reads the corpus embedded in the binary.
+func Load() (*Corpus, error) { return LoadFS(embedded) }
+
+// LoadFS reads a corpus laid out as datasets.json plus
+// pages/<version>/<repository path>.md.
+func LoadFS(fsys fs.FS) (*Corpus, error) {
+	c := &Corpus{}
+	raw, err := fs.ReadFile(fsys, "datasets.json")
+	if err != nil {
+		return nil, fmt.Errorf("reading dataset catalog: %w", err)
+	}
+	if err := json.Unmarshal(raw, &c.Datasets); err != nil {
+		return nil, fmt.Errorf("parsing dataset catalog: %w", err)
+	}
+	err = fs.WalkDir(fsys, "pages", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		page, err := readPage(fsys, p)
+		if err != nil {
+			return fmt.Errorf("page %s: %w", p, err)
+		}
+		c.Pages = append(c.Pages, page)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(c.Pages, func(i, j int) bool { return c.Pages[i].ID < c.Pages[j].ID })
+	return c, c.check()
+}
+
+// DatasetFor returns the dataset holding p, if the catalog has one.
+func (c *Corpus) DatasetFor(p Page) (Dataset, bool) {
+	for _, d := range c.Datasets {
+		if d.Project == p.Project && d.Version == p.Version && d.Status == p.Status {
+			return d, true
+		}
+	}
+	return Dataset{}, false
+}
+
+// check makes sure every page has a dataset, so no page is silently missing
+// from the development RAGFlow.
+func (c *Corpus) check() error {
+	for _, p := range c.Pages {
+		if _, ok := c.DatasetFor(p); !ok {
+			return fmt.Errorf("page %s (%s/%s/%s) has no dataset in datasets.json", p.Path, p.Project, p.Version, p.Status)
+		}
+	}
+	return nil
+}
+
+func readPage(fsys fs.FS, file string) (Page, error) {
+	raw, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return Page{}, err
+	}
+	meta, body, err := splitFrontMatter(string(raw))
+	if err != nil {
+		return Page{}, err
+	}
+	rel := strings.TrimPrefix(file, "pages/")
+	version, repoPath, _ := strings.Cut(rel, "/")
+	p := Page{
+		Path:     repoPath,
+		Version:  version,
+		Title:    meta["title"],
+		Project:  meta["project"],
+		Status:   meta["status"],
+		Content:  body,
+		Headings: headings(body),
+	}
+	if p.Title == "" || p.Project == "" || (p.Status != "approved" && p.Status != "working") {
+		return Page{}, fmt.Errorf("front matter needs title, project and status approved|working")
+	}
+	if p.UpdatedAt, err = time.Parse("2006-01-02", meta["updated"]); err != nil {
+		return Page{}, fmt.Errorf("front matter updated: %w", err)
+	}
+	p.URL = pageURL(version, repoPath)
+	p.PathPrefixes = pathPrefixes(repoPath)
+	p.ID = pageID(version, repoPath)
+	return p, nil
+}
+
+// splitFrontMatter parses the "---" delimited key: value header.
+func splitFrontMatter(s string) (map[string]string, string, error) {
+	if !strings.HasPrefix(s, "---\n") {
+		return nil, "", fmt.Errorf("missing front matter")
+	}
+	head, body, ok := strings.Cut(s[4:], "\n---\n")
+	if !ok {
+		return nil, "", fmt.Errorf("unterminated front matter")
+	}
+	meta := map[string]string{}
+	for _, line := range strings.Split(head, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok {
+			meta[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return meta, strings.TrimLeft(body, "\n"), nil
+}
+
+func headings(body string) []string {
+	var hs []string
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "#") {
+			hs = append(hs, strings.TrimSpace(strings.TrimLeft(line, "#")))
+		}
+	}
+	return hs
+}
+
+// pageURL maps publish/system/x/index.md in main to /system/x/ and other
+// versions under /<version>/, as a docs site would publish them.
+func pageURL(version, repoPath string) string {
+	p := strings.TrimPrefix(repoPath, "publish/")
+	p = strings.TrimSuffix(p, ".md")
+	if path.Base(p) == "index" {
+		p = strings.TrimSuffix(p, "index")
+	}
+	if version != "main" {
+		p = version + "/" + p
+	}
+	return "/" + p
+}
+
+// pathPrefixes lists every ancestor of p and p itself, so a scope filter can
+// use IN on whole segments (DESIGN §6).
+func pathPrefixes(p string) []string {
+	segs := strings.Split(p, "/")
+	out := make([]string, 0, len(segs))
+	for i := range segs {
+		out = append(out, strings.Join(segs[:i+1], "/"))
+	}
+	return out
+}
+
+// pageID is a Meilisearch-safe document id ([A-Za-z0-9_-]) stable across loads.
+func pageID(version, repoPath string) string {
+	sum := sha256.Sum256([]byte(version + "\x00" + repoPath))
+	return hex.EncodeToString(sum[:12])
+}
