@@ -30,6 +30,7 @@ const (
 	CodeMethodNotAllowed   Code = "method_not_allowed"
 	CodePayloadTooLarge    Code = "payload_too_large"
 	CodeRateLimited        Code = "rate_limited"
+	CodePolicyUnavailable  Code = "policy_unavailable"
 	CodeInternal           Code = "internal"
 )
 
@@ -71,7 +72,7 @@ func StatusFor(code Code) int {
 		return http.StatusForbidden
 	case CodeSessionExpired:
 		return http.StatusGone
-	case CodeRAGFlowUnavailable, CodeSearchUnavailable:
+	case CodeRAGFlowUnavailable, CodeSearchUnavailable, CodePolicyUnavailable:
 		return http.StatusServiceUnavailable
 	case CodeIdempotency:
 		return http.StatusConflict

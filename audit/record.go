@@ -1,0 +1,88 @@
+// Package audit writes one structured record per gate call (DESIGN §10):
+// who called what, what was asked for and decided, which backends were
+// called and how it ended. Records go to a named zap logger that operators
+// route with Caddy's `log` directive. Questions are hashed unless the
+// operator opts in; tokens and keys never reach a record.
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// Record is one audit record. Fields are filled as the call proceeds; the
+// zero value of each means "not reached".
+type Record struct {
+	Start          time.Time
+	RequestID      string
+	CallerType     string
+	CallerID       string
+	Credential     string
+	Purpose        string
+	Endpoint       string
+	Tool           string
+	RequestedScope *protocol.Scope
+	EffectiveScope *protocol.Scope
+	Decision       *Decision
+	Datasets       []string
+	Backends       []BackendCall
+	Result         string
+	Status         int
+	Citations      int
+	Dropped        int
+	SessionID      string
+	question       string
+}
+
+// Decision is the policy outcome as recorded.
+type Decision struct {
+	Allow    bool
+	Code     string
+	Reason   string
+	Revision string
+}
+
+// BackendCall is one call to RAGFlow or Meilisearch.
+type BackendCall struct {
+	Name    string
+	Status  int
+	Latency time.Duration
+	Error   string
+}
+
+// New starts a record for a request.
+func New(requestID, endpoint string, start time.Time) *Record {
+	return &Record{RequestID: requestID, Endpoint: endpoint, Start: start}
+}
+
+// SetQuestion remembers the question; the logger decides whether it is
+// written in clear (operator opt-in) or only as a hash.
+func (r *Record) SetQuestion(q string) { r.question = q }
+
+// AddBackend records one backend call.
+func (r *Record) AddBackend(name string, status int, latency time.Duration, err error) {
+	call := BackendCall{Name: name, Status: status, Latency: latency}
+	if err != nil {
+		call.Error = err.Error()
+	}
+	r.Backends = append(r.Backends, call)
+}
+
+// Fail records the protocol error a call ended with.
+func (r *Record) Fail(e *protocol.Error) {
+	r.Result = string(e.Code)
+	r.Status = e.Status
+}
+
+// HashQuestion is the stable, non-reversible form of a question written to
+// audit records by default.
+func HashQuestion(q string) string {
+	if q == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(q))
+	return hex.EncodeToString(sum[:])
+}

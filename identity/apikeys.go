@@ -1,0 +1,225 @@
+package identity
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// API key format: wgk_<8-char prefix>_<43 url-safe random chars>. The prefix
+// is public (listed, logged by operators, used to revoke); the random part
+// carries 256 bits and exists only in the plaintext handed out once.
+const (
+	apiKeyScheme       = "wgk_"
+	apiKeyPrefixLen    = 8
+	apiKeySecretLen    = 43 // base64url of 32 bytes
+	apiKeyLen          = len(apiKeyScheme) + apiKeyPrefixLen + 1 + apiKeySecretLen
+	keyStoreStatPeriod = time.Second // how often Lookup may stat the file
+	sha256HexLen       = 64
+
+	prefixAlphabet = "abcdefghijklmnopqrstuvwxyz234567" // lowercase base32: no "_" to confuse parsing
+	secretAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
+
+var prefixEncoding = base32.NewEncoding(prefixAlphabet).WithPadding(base32.NoPadding)
+
+// KeyRecord is one stored API key. Only the SHA-256 of the whole plaintext is
+// kept, never the key.
+type KeyRecord struct {
+	Prefix    string     `json:"prefix"`
+	Hash      string     `json:"hash"` // hex SHA-256 of the plaintext key
+	Label     string     `json:"label"`
+	Agent     string     `json:"agent"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	Revoked   bool       `json:"revoked"`
+}
+
+// expired reports whether the key is past its expiry at now.
+func (r KeyRecord) expired(now time.Time) bool {
+	return r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)
+}
+
+// KeyStore is the API key file. The server reads it; the CLI (another
+// process) writes it, so Lookup notices file changes: it stats the file at
+// most once per second, and once more at once when a prefix is unknown.
+// Safe for concurrent use.
+type KeyStore struct {
+	path string
+	now  func() time.Time // CreatedAt/expiry clock; tests replace it
+
+	mu       sync.Mutex
+	records  []KeyRecord
+	loaded   os.FileInfo // file as last read; nil when it did not exist
+	lastStat time.Time   // wall clock of the last stat, for throttling
+}
+
+// OpenKeyStore reads the key file at path. A missing file is an empty store;
+// its directory is created on the first write.
+func OpenKeyStore(path string) (*KeyStore, error) {
+	if path == "" {
+		return nil, errors.New("api key file path is empty")
+	}
+	s := &KeyStore{path: path, now: time.Now}
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Create adds a key for agent and returns its plaintext, which is not stored
+// and cannot be shown again. ttl 0 means no expiry.
+func (s *KeyStore) Create(agent, label string, ttl time.Duration) (string, KeyRecord, error) {
+	if strings.TrimSpace(agent) == "" {
+		return "", KeyRecord{}, errors.New("api key agent is empty")
+	}
+	if ttl < 0 {
+		return "", KeyRecord{}, errors.New("api key ttl must not be negative")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil { // never overwrite keys another process added
+		return "", KeyRecord{}, err
+	}
+	prefix, err := s.unusedPrefix()
+	if err != nil {
+		return "", KeyRecord{}, err
+	}
+	plaintext := apiKeyScheme + prefix + "_" + base64.RawURLEncoding.EncodeToString(randomBytes(32))
+	now := s.now().UTC()
+	rec := KeyRecord{Prefix: prefix, Hash: hashAPIKey(plaintext), Label: label, Agent: agent, CreatedAt: now}
+	if ttl > 0 {
+		exp := now.Add(ttl)
+		rec.ExpiresAt = &exp
+	}
+	if err := s.save(append(slices.Clone(s.records), rec)); err != nil {
+		return "", KeyRecord{}, err
+	}
+	return plaintext, rec, nil
+}
+
+// Revoke marks the key with prefix as revoked. Revoked keys stay listed so
+// audits can still name them.
+func (s *KeyStore) Revoke(prefix string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return err
+	}
+	records := slices.Clone(s.records)
+	i := slices.IndexFunc(records, func(r KeyRecord) bool { return r.Prefix == prefix })
+	if i < 0 {
+		return fmt.Errorf("no api key with prefix %q", prefix)
+	}
+	records[i].Revoked = true
+	return s.save(records)
+}
+
+// List returns all keys, oldest first, as the file holds them now.
+func (s *KeyStore) List() []KeyRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh(true) // not a hot path: always current
+	out := slices.Clone(s.records)
+	slices.SortStableFunc(out, func(a, b KeyRecord) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out
+}
+
+// Lookup checks a plaintext key. Errors are protocol unauthorized errors:
+// invalid, expired or revoked. Expired and revoked are only told to callers
+// holding the real key.
+func (s *KeyStore) Lookup(plaintext string) (KeyRecord, error) {
+	return s.lookupAt(plaintext, s.now())
+}
+
+func (s *KeyStore) lookupAt(plaintext string, now time.Time) (KeyRecord, error) {
+	prefix, ok := parseAPIKey(plaintext)
+	if !ok {
+		return KeyRecord{}, unauthorized(msgAPIKeyInvalid)
+	}
+	s.mu.Lock()
+	s.refresh(false)
+	rec, found := s.find(prefix)
+	if !found {
+		s.refresh(true)
+		rec, found = s.find(prefix)
+	}
+	s.mu.Unlock()
+	switch {
+	case !found || subtle.ConstantTimeCompare([]byte(hashAPIKey(plaintext)), []byte(rec.Hash)) != 1:
+		return KeyRecord{}, unauthorized(msgAPIKeyInvalid)
+	case rec.Revoked:
+		return KeyRecord{}, unauthorized(msgAPIKeyRevoked)
+	case rec.expired(now):
+		return KeyRecord{}, unauthorized(msgAPIKeyExpired)
+	}
+	return rec, nil
+}
+
+func (s *KeyStore) find(prefix string) (KeyRecord, bool) {
+	for _, r := range s.records {
+		if r.Prefix == prefix {
+			return r, true
+		}
+	}
+	return KeyRecord{}, false
+}
+
+func (s *KeyStore) unusedPrefix() (string, error) {
+	for range 16 {
+		prefix := prefixEncoding.EncodeToString(randomBytes(5))
+		if _, taken := s.find(prefix); !taken {
+			return prefix, nil
+		}
+	}
+	return "", errors.New("could not pick an unused api key prefix")
+}
+
+// parseAPIKey checks the shape of a plaintext key and returns its prefix.
+func parseAPIKey(key string) (string, bool) {
+	if len(key) != apiKeyLen || !strings.HasPrefix(key, apiKeyScheme) {
+		return "", false
+	}
+	rest := key[len(apiKeyScheme):]
+	prefix, secret := rest[:apiKeyPrefixLen], rest[apiKeyPrefixLen+1:]
+	if rest[apiKeyPrefixLen] != '_' || !validPrefix(prefix) || !onlyFrom(secret, secretAlphabet) {
+		return "", false
+	}
+	return prefix, true
+}
+
+func validPrefix(prefix string) bool {
+	return len(prefix) == apiKeyPrefixLen && onlyFrom(prefix, prefixAlphabet)
+}
+
+func onlyFrom(s, alphabet string) bool {
+	for _, c := range s {
+		if !strings.ContainsRune(alphabet, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func hashAPIKey(plaintext string) string {
+	sum := sha256.Sum256([]byte(plaintext))
+	return hex.EncodeToString(sum[:])
+}
+
+// randomBytes reads from crypto/rand, which never fails on supported
+// platforms (Go 1.24+ crashes the program instead of returning an error).
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return b
+}

@@ -1,0 +1,134 @@
+package protocol
+
+// Confidence levels of an AnswerResult (protocol §5).
+const (
+	ConfidenceHigh   = "high"
+	ConfidenceMedium = "medium"
+	ConfidenceLow    = "low"
+)
+
+// Grounding statuses: how an answer is supported by its citations.
+const (
+	GroundingGrounded   = "grounded"   // every answer sentence carries a valid citation
+	GroundingPartial    = "partial"    // some sentences are cited
+	GroundingUngrounded = "ungrounded" // no valid citation (never shipped as an answer)
+)
+
+// Event types of feedback records and actions (protocol §8.1).
+const (
+	EventNoAnswer = "qa_no_answer"
+)
+
+// Action types offered with an AnswerResult (protocol §8).
+const (
+	ActionCreateFeedback        = "create_feedback"
+	ActionCreateImprovementTask = "create_improvement_task"
+)
+
+// Citation points at the evidence behind an answer (protocol §5).
+type Citation struct {
+	Path          string `json:"path"`
+	URL           string `json:"url"`
+	Title         string `json:"title"`
+	Anchor        string `json:"anchor"`
+	ChunkID       string `json:"chunkId"`
+	SourceProject string `json:"sourceProject"`
+	Version       string `json:"version"`
+}
+
+// Grounding says how the answer is supported.
+type Grounding struct {
+	Status         string  `json:"status"`
+	CitedSentences int     `json:"citedSentences"`
+	Sentences      int     `json:"sentences"`
+	Sources        int     `json:"sources"`
+	TopScore       float64 `json:"topScore"`
+}
+
+// NoAnswerReason explains an honest "no answer" (protocol §8): Code is
+// always no_answer, Reason one of the NoAnswer* values.
+type NoAnswerReason struct {
+	Code    Code   `json:"code"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Reasons for a no-answer.
+const (
+	NoAnswerNoEvidence    = "no_evidence"    // retrieval found nothing in scope
+	NoAnswerEmptyResponse = "empty_response" // the backend said it found nothing
+	NoAnswerUncited       = "uncited_answer" // the answer had no valid citation
+)
+
+// RelatedPage is a page that was retrieved but not cited.
+type RelatedPage struct {
+	Path          string  `json:"path"`
+	URL           string  `json:"url"`
+	Title         string  `json:"title"`
+	SourceProject string  `json:"sourceProject"`
+	Version       string  `json:"version"`
+	Score         float64 `json:"score"`
+}
+
+// Action is a follow-up the caller may take (protocol §5, §8).
+type Action struct {
+	Type      string `json:"type"`
+	Enabled   bool   `json:"enabled"`
+	DedupeKey string `json:"dedupeKey"`
+}
+
+// AnswerResult is the answer schema (protocol §5).
+type AnswerResult struct {
+	Answer         string          `json:"answer"`
+	Summary        string          `json:"summary"`
+	Citations      []Citation      `json:"citations"`
+	Confidence     string          `json:"confidence"`
+	Grounding      Grounding       `json:"grounding"`
+	NoAnswerReason *NoAnswerReason `json:"noAnswerReason"`
+	RelatedPages   []RelatedPage   `json:"relatedPages"`
+	Actions        []Action        `json:"actions"`
+	Audit          Audit           `json:"audit"`
+}
+
+// ContextItem is one chunk of a ContextPack.
+type ContextItem struct {
+	Path          string  `json:"path"`
+	URL           string  `json:"url"`
+	Title         string  `json:"title"`
+	Anchor        string  `json:"anchor"`
+	ChunkID       string  `json:"chunkId"`
+	Content       string  `json:"content"`
+	Score         float64 `json:"score"`
+	SourceProject string  `json:"sourceProject"`
+	Version       string  `json:"version"`
+}
+
+// ContextPack is the body of get_context: the most relevant in-scope chunks
+// for a task, trimmed to a token budget.
+type ContextPack struct {
+	Question      string        `json:"question"`
+	Scope         Scope         `json:"scope"`
+	Items         []ContextItem `json:"items"`
+	Citations     []Citation    `json:"citations"`
+	TokenEstimate int           `json:"tokenEstimate"`
+	MaxTokens     int           `json:"maxTokens"`
+	Truncated     bool          `json:"truncated"`
+	Audit         Audit         `json:"audit"`
+}
+
+// AskRequest is the body of /agent/tools/ask and /answer/ask.
+type AskRequest struct {
+	Standard
+}
+
+// GetContextRequest is the body of /agent/tools/get_context.
+type GetContextRequest struct {
+	Standard
+	MaxTokens int `json:"maxTokens,omitempty"`
+}
+
+// Token budgets of get_context.
+const (
+	DefaultContextTokens = 4000
+	MaxContextTokens     = 12000
+)
