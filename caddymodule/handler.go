@@ -1,0 +1,163 @@
+// Package caddymodule is the thin Caddy wrapper around wikigate: the
+// http.handlers.wikigate module, its Caddyfile directive and its lifecycle.
+// All request logic lives in the gateway package; this package turns the
+// operator's configuration into the gateway's collaborators.
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/gateway"
+	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/policies"
+)
+
+func init() {
+	caddy.RegisterModule(new(Handler))
+}
+
+// Handler serves the wikigate protocol routes (/answer/*, /agent/tools/*,
+// /healthz). It is terminal: it answers every request it is given, with the
+// protocol's JSON error envelope for unknown routes.
+type Handler struct {
+	// SiteMode is "public-read" (default: anonymous humans may ask about
+	// approved docs) or "authenticated-read" (humans need an SSO token).
+	SiteMode string `json:"site_mode,omitempty"`
+	// PolicyDir holds the Rego policies and their data. Default "rego".
+	PolicyDir string `json:"policy_dir,omitempty"`
+	// WatchPolicy reloads the policy when PolicyDir changes. Default true.
+	WatchPolicy *bool `json:"watch_policy,omitempty"`
+	// MaxBodyBytes caps request bodies. Default 65536.
+	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
+	// DecisionTimeout bounds one policy decision. Default 1s.
+	DecisionTimeout caddy.Duration `json:"decision_timeout,omitempty"`
+	// BackendTimeout bounds the backend work of one call. Default 10s.
+	BackendTimeout caddy.Duration `json:"backend_timeout,omitempty"`
+	// LogQuestions writes questions in clear in audit records. Default
+	// false: only their SHA-256 is written.
+	LogQuestions bool `json:"log_questions,omitempty"`
+	// AgentJWT verifies agents' bearer tokens.
+	AgentJWT *JWTConfig `json:"agent_jwt,omitempty"`
+	// HumanJWT verifies humans' SSO tokens (required in authenticated-read).
+	HumanJWT *JWTConfig `json:"human_jwt,omitempty"`
+	// APIKeysFile is the hashed API key store (X-Agent-Api-Key). Empty
+	// disables API keys.
+	APIKeysFile string `json:"api_keys_file,omitempty"`
+	// Meilisearch is the page search backend.
+	Meilisearch *MeiliConfig `json:"meilisearch,omitempty"`
+
+	gw     *gateway.Gateway
+	auth   *identity.Authenticator
+	policy *policies.Engine
+	logger *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (*Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.wikigate",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// Provision builds the policy engine, the authenticator, the backend
+// clients and the gateway. It does no network I/O, so `caddy validate` and
+// `caddy adapt` stay offline.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	repl := caddy.NewReplacer()
+	if h.PolicyDir == "" {
+		h.PolicyDir = "rego"
+	}
+	engine, err := policies.New(ctx, policies.Options{Dir: h.PolicyDir, Logger: h.logger.Named("policy")})
+	if err != nil {
+		return fmt.Errorf("loading policy from %s: %w", h.PolicyDir, err)
+	}
+	h.policy = engine
+	if h.WatchPolicy == nil || *h.WatchPolicy {
+		go h.watchPolicy(ctx)
+	}
+	if h.auth, err = h.buildAuthenticator(repl); err != nil {
+		return err
+	}
+	search, err := h.buildMeili(repl)
+	if err != nil {
+		return err
+	}
+	h.gw, err = gateway.New(gateway.Config{
+		SiteMode:        h.SiteMode,
+		MaxBodyBytes:    h.MaxBodyBytes,
+		DecisionTimeout: time.Duration(h.DecisionTimeout),
+		BackendTimeout:  time.Duration(h.BackendTimeout),
+	}, gateway.Deps{
+		Auth:   h.auth,
+		Policy: engine,
+		Search: search,
+		Audit:  audit.NewLogger(h.logger.Named("audit"), h.LogQuestions),
+		Logger: h.logger,
+	})
+	return err
+}
+
+// watchPolicy runs until this config is unloaded (ctx is done).
+func (h *Handler) watchPolicy(ctx caddy.Context) {
+	if err := h.policy.Watch(ctx); err != nil && ctx.Err() == nil {
+		h.logger.Error("policy watcher stopped; edits to the policy need a config reload", zap.Error(err))
+	}
+}
+
+func (h *Handler) buildMeili(repl *caddy.Replacer) (*meili.Client, error) {
+	if h.Meilisearch == nil {
+		return nil, fmt.Errorf("meilisearch backend is not configured")
+	}
+	c, err := meili.New(h.Meilisearch.clientConfig(repl))
+	if err != nil {
+		return nil, fmt.Errorf("meilisearch: %w", err)
+	}
+	return c, nil
+}
+
+// Validate checks what Provision cannot default.
+func (h *Handler) Validate() error {
+	switch h.SiteMode {
+	case "", "public-read", "authenticated-read":
+	default:
+		return fmt.Errorf("site_mode must be public-read or authenticated-read, not %q", h.SiteMode)
+	}
+	if h.AgentJWT == nil && h.APIKeysFile == "" {
+		return fmt.Errorf("no agent credential is configured: set agent_jwt or api_keys_file")
+	}
+	return nil
+}
+
+// Cleanup releases what Provision built, even after a partial Provision.
+func (h *Handler) Cleanup() error {
+	if h.auth != nil {
+		return h.auth.Close()
+	}
+	return nil
+}
+
+// ServeHTTP hands the request to the gateway.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	h.gw.ServeHTTP(w, r)
+	return nil
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+	_ caddyfile.Unmarshaler       = (*Handler)(nil)
+)

@@ -1,0 +1,109 @@
+// Package gateway is wikigate's request path (DESIGN §2) as a plain
+// http.Handler: route, bounded strict decode, identity, policy decision,
+// rewrite into the decided scope, backend call, response-side check,
+// reshaping and one audit record per call. The Caddy module only provisions
+// it and hands requests over, so everything here is testable without Caddy.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/policies"
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// Authenticator verifies the caller's credential (identity.Authenticator).
+type Authenticator interface {
+	AuthenticateAgent(r *http.Request) (identity.Principal, error)
+	AuthenticateAnswer(r *http.Request) (identity.Principal, error)
+}
+
+// Decider is the policy engine (policies.Engine).
+type Decider interface {
+	Decide(ctx context.Context, in policies.Input) (policies.Decision, error)
+	Revision() string
+}
+
+// Searcher is the Meilisearch client (meili.Client).
+type Searcher interface {
+	Search(ctx context.Context, p meili.SearchParams) (*meili.SearchResponse, error)
+	Health(ctx context.Context) error
+}
+
+// Config holds the gateway's tunables; zero values take the defaults.
+type Config struct {
+	SiteMode        string        // public-read (default) | authenticated-read
+	MaxBodyBytes    int64         // default protocol.DefaultMaxBodyBytes
+	DecisionTimeout time.Duration // default 1s
+	BackendTimeout  time.Duration // default 10s, per backend call
+}
+
+// Deps are the collaborators the gateway calls.
+type Deps struct {
+	Auth   Authenticator
+	Policy Decider
+	Search Searcher
+	Audit  *audit.Logger
+	Logger *zap.Logger
+}
+
+// Gateway serves the protocol routes.
+type Gateway struct {
+	cfg    Config
+	deps   Deps
+	routes map[string]route
+	now    func() time.Time
+}
+
+// New checks deps and applies defaults.
+func New(cfg Config, deps Deps) (*Gateway, error) {
+	if deps.Auth == nil || deps.Policy == nil || deps.Search == nil {
+		return nil, errors.New("gateway needs an authenticator, a policy engine and a search backend")
+	}
+	if cfg.SiteMode == "" {
+		cfg.SiteMode = "public-read"
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = protocol.DefaultMaxBodyBytes
+	}
+	if cfg.DecisionTimeout <= 0 {
+		cfg.DecisionTimeout = time.Second
+	}
+	if cfg.BackendTimeout <= 0 {
+		cfg.BackendTimeout = 10 * time.Second
+	}
+	if deps.Logger == nil {
+		deps.Logger = zap.NewNop()
+	}
+	if deps.Audit == nil {
+		deps.Audit = audit.NewLogger(nil, false)
+	}
+	g := &Gateway{cfg: cfg, deps: deps, now: time.Now}
+	g.routes = g.routeTable()
+	return g, nil
+}
+
+// ServeHTTP answers every request: protocol routes, /healthz, and a JSON 404
+// for anything else, so callers always get the protocol's error envelope.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	reqID := requestID(r)
+	w.Header().Set("X-Request-Id", reqID)
+	if r.URL.Path == "/healthz" {
+		g.serveHealth(w, r)
+		return
+	}
+	rt, ok := g.routes[r.URL.Path]
+	if !ok {
+		writeError(w, reqID, protocol.NewError(protocol.CodeNotFound, "no such route: see the protocol's /answer/* and /agent/tools/* routes"))
+		return
+	}
+	g.serveCall(w, r, reqID, rt)
+}

@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// healthReport is the body of GET /healthz.
+type healthReport struct {
+	Status   string                   `json:"status"` // ok | degraded
+	Policy   policyHealth             `json:"policy"`
+	Backends map[string]backendHealth `json:"backends"`
+}
+
+type policyHealth struct {
+	Revision string `json:"revision"`
+}
+
+type backendHealth struct {
+	Reachable bool    `json:"reachable"`
+	LatencyMs float64 `json:"latencyMs"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// serveHealth reports the gate, its policy revision and each backend's
+// reachability. The gate itself is up whenever it answers, so the status
+// code is 200 with "degraded" when a backend is down, and 503 only when it
+// is asked with ?strict=1 (for load balancers that should drain it).
+func (g *Gateway) serveHealth(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	rep := healthReport{Status: "ok", Policy: policyHealth{Revision: g.deps.Policy.Revision()}, Backends: map[string]backendHealth{}}
+	rep.Backends["meilisearch"] = g.probe(ctx, g.deps.Search.Health)
+	for _, b := range rep.Backends {
+		if !b.Reachable {
+			rep.Status = "degraded"
+		}
+	}
+	status := http.StatusOK
+	if rep.Status != "ok" && r.URL.Query().Get("strict") == "1" {
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, rep)
+}
+
+func (g *Gateway) probe(ctx context.Context, check func(context.Context) error) backendHealth {
+	start := g.now()
+	err := check(ctx)
+	h := backendHealth{Reachable: err == nil, LatencyMs: float64(g.now().Sub(start).Microseconds()) / 1000}
+	if err != nil {
+		h.Error = "unreachable"
+	}
+	return h
+}

@@ -1,0 +1,49 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"regexp"
+
+	"go.uber.org/zap"
+
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// validRequestID accepts a propagated X-Request-Id only if it is short and
+// plain, so it is safe to echo into headers, bodies and logs.
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); validRequestID.MatchString(id) {
+		return id
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// writeError writes the protocol's error envelope.
+func writeError(w http.ResponseWriter, reqID string, e *protocol.Error) {
+	if e.Code == protocol.CodeMethodNotAllowed {
+		w.Header().Set("Allow", http.MethodPost)
+	}
+	if e.Code == protocol.CodeUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="wikigate"`)
+	}
+	writeJSON(w, e.Status, protocol.ErrorBody{Error: protocol.ErrorDetail{Code: e.Code, Message: e.Message, RequestID: reqID}})
+}
+
+func zapRequestID(id string) zap.Field { return zap.String("request_id", id) }
+func zapError(err error) zap.Field     { return zap.Error(err) }

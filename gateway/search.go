@@ -1,0 +1,89 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/normalizer"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/scope"
+)
+
+type searchRequest struct{ protocol.SearchRequest }
+
+func decodeSearch(body []byte) (request, error) {
+	var r searchRequest
+	if err := protocol.Decode(body, &r.SearchRequest); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (r *searchRequest) standard() *protocol.Standard { return &r.Standard }
+func (r *searchRequest) pages() []string              { return nil }
+
+func (r *searchRequest) validate() error {
+	if r.Limit < 0 || r.Limit > protocol.MaxSearchLimit {
+		return invalid(fmt.Sprintf("limit must be between 1 and %d", protocol.MaxSearchLimit))
+	}
+	if r.Limit == 0 {
+		r.Limit = protocol.DefaultLimit
+	}
+	return validateStandard(&r.Standard, true)
+}
+
+// searchAttributes are the page fields a search hit needs; page content stays
+// out of search responses (the cropped snippet comes from _formatted).
+var searchAttributes = []string{"id", "path", "url", "title", "project", "version", "status", "headings"}
+
+// runSearch searches Meilisearch inside the decided scope and re-checks every
+// hit on the way back.
+func (g *Gateway) runSearch(ctx context.Context, c *call) (any, error) {
+	req := c.req.(*searchRequest)
+	resp, err := g.search(ctx, c, meili.SearchParams{
+		Query:                req.Question,
+		Filter:               meili.Filter(c.decision.Scope),
+		Limit:                req.Limit,
+		AttributesToRetrieve: searchAttributes,
+		AttributesToCrop:     []string{"content"},
+		CropLength:           30,
+		ShowRankingScore:     true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	hits, dropped := normalizer.SearchHits(resp.Hits, c.decision.Scope)
+	c.rec.Dropped = dropped
+	total := max(resp.EstimatedTotalHits, resp.TotalHits) - dropped
+	return protocol.SearchResult{Hits: nonNil(hits), Total: max(total, len(hits)), Audit: c.audit()}, nil
+}
+
+// search calls Meilisearch, records the call and maps failures to the
+// protocol's search_unavailable.
+func (g *Gateway) search(ctx context.Context, c *call, p meili.SearchParams) (*meili.SearchResponse, error) {
+	start := g.now()
+	resp, err := g.deps.Search.Search(ctx, p)
+	status := 200
+	if err != nil {
+		me, ok := err.(*meili.Error)
+		if !ok {
+			me = &meili.Error{Kind: meili.Unreachable, Detail: err.Error()}
+		}
+		c.rec.AddBackend("meilisearch", me.HTTPStatus, g.now().Sub(start), me)
+		return nil, me.ProtocolError()
+	}
+	c.rec.AddBackend("meilisearch", status, g.now().Sub(start), nil)
+	return resp, nil
+}
+
+func (c *call) audit() protocol.Audit {
+	return protocol.Audit{RequestID: c.reqID, Caller: c.principal.ID, Scope: scope.String(c.decision.Scope)}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

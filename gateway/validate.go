@@ -1,0 +1,70 @@
+package gateway
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/scope"
+)
+
+// validateStandard checks and normalizes the standard request in place:
+// question, scope and page reference. Field names in messages are the JSON
+// names the caller sent.
+func validateStandard(std *protocol.Standard, needQuestion bool) error {
+	std.Question = strings.TrimSpace(std.Question)
+	if err := checkQuestion(std.Question, needQuestion); err != nil {
+		return err
+	}
+	if std.Caller != nil && std.Caller.Type != "" && std.Caller.Type != "agent" && std.Caller.Type != "human" {
+		return invalid("caller.type must be \"agent\" or \"human\"")
+	}
+	if std.Caller != nil && utf8.RuneCountInString(std.Caller.Purpose) > protocol.MaxIdentifierRune {
+		return invalid(fmt.Sprintf("caller.purpose is longer than %d characters", protocol.MaxIdentifierRune))
+	}
+	s, err := scope.Normalize(std.Scope)
+	if err != nil {
+		return err
+	}
+	std.Scope = s
+	return normalizePage(std.Page)
+}
+
+func checkQuestion(q string, required bool) error {
+	if q == "" {
+		if required {
+			return invalid("question is required and must not be empty")
+		}
+		return nil
+	}
+	if !utf8.ValidString(q) {
+		return invalid("question must be valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(q); n > protocol.MaxQuestionRunes {
+		return invalid(fmt.Sprintf("question is longer than %d characters", protocol.MaxQuestionRunes))
+	}
+	return nil
+}
+
+func normalizePage(p *protocol.PageRef) error {
+	if p == nil {
+		return nil
+	}
+	if p.Path == "" && p.URL == "" {
+		return invalid("page needs a path or a url")
+	}
+	if p.Path != "" {
+		np, err := scope.NormalizePath("page.path", p.Path)
+		if err != nil {
+			return err
+		}
+		p.Path = np
+	}
+	if len(p.URL) > protocol.MaxPathBytes {
+		return invalid("page.url is too long")
+	}
+	return nil
+}
+
+func invalid(msg string) error { return protocol.NewError(protocol.CodeInvalidRequest, msg) }

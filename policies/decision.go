@@ -1,0 +1,122 @@
+package policies
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// Dataset is one RAGFlow dataset of the catalog a decision allows.
+type Dataset struct {
+	ID      string `json:"id"`
+	Project string `json:"project"`
+	Version string `json:"version"`
+	Status  string `json:"status"` // "approved" | "working"
+}
+
+// Decision is what the policy decided about one call.
+type Decision struct {
+	Allow      bool
+	Code       protocol.Code  // set when !Allow
+	Reason     string         // safe for the caller: never reveals other callers' grants
+	Scope      protocol.Scope // effective scope, every field filled
+	Datasets   []Dataset      // RAGFlow datasets for Scope, never empty when Allow
+	Index      string         // Meilisearch index uid for Scope
+	Write      bool           // the caller may perform this call's write action
+	WriteTools []string       // every write tool the caller may use (enables feedback actions)
+	Revision   string         // revision of the policy that decided
+}
+
+// ErrUndefinedDecision means the policy produced no decision for the input.
+// The caller must deny: an undefined decision is never an allow.
+var ErrUndefinedDecision = errors.New("policy decision is undefined")
+
+// denyCodes are the codes a policy may deny with (protocol §6.2). Any other
+// code is a policy bug and is reported as an error so the gateway denies with
+// an internal error rather than an unexpected status.
+var denyCodes = []protocol.Code{
+	protocol.CodeUnauthorized,
+	protocol.CodeForbiddenTool,
+	protocol.CodeForbiddenScope,
+	protocol.CodeDatasetNotAllowed,
+	protocol.CodeSessionForbidden,
+}
+
+// wireDecision is the decision object as the policy writes it. Pointer and
+// typed fields make a malformed decision (e.g. a string "allow") a decode
+// error instead of a silent zero value.
+type wireDecision struct {
+	Allow      *bool           `json:"allow"`
+	Code       protocol.Code   `json:"code"`
+	Reason     string          `json:"reason"`
+	Scope      *protocol.Scope `json:"scope"`
+	Datasets   []Dataset       `json:"datasets"`
+	Index      string          `json:"index"`
+	Write      bool            `json:"write"`
+	WriteTools []string        `json:"write_tools"`
+}
+
+// parseResult reads exactly one decision object out of rs. Undefined, several
+// results or a malformed object are errors (fail closed), as in
+// opa-envoy-plugin envoyauth/evaluation.go Eval.
+func parseResult(rs rego.ResultSet) (Decision, error) {
+	switch {
+	case len(rs) == 0:
+		return Decision{}, ErrUndefinedDecision
+	case len(rs) > 1:
+		return Decision{}, fmt.Errorf("policy returned %d results, want 1", len(rs))
+	case len(rs[0].Expressions) != 1:
+		return Decision{}, fmt.Errorf("policy returned %d expressions, want 1", len(rs[0].Expressions))
+	}
+	object, ok := rs[0].Expressions[0].Value.(map[string]any)
+	if !ok {
+		return Decision{}, fmt.Errorf("policy decision is %T, want an object", rs[0].Expressions[0].Value)
+	}
+	raw, err := json.Marshal(object)
+	if err != nil {
+		return Decision{}, fmt.Errorf("encode policy decision: %w", err)
+	}
+	var wire wireDecision
+	if err := json.Unmarshal(raw, &wire); err != nil {
+		return Decision{}, fmt.Errorf("malformed policy decision: %w", err)
+	}
+	return wire.toDecision()
+}
+
+func (w wireDecision) toDecision() (Decision, error) {
+	if w.Allow == nil {
+		return Decision{}, errors.New("malformed policy decision: allow is missing")
+	}
+	if !*w.Allow {
+		return w.toDenial()
+	}
+	if err := w.checkAllow(); err != nil {
+		return Decision{}, fmt.Errorf("malformed policy decision: %w", err)
+	}
+	return Decision{
+		Allow:      true,
+		Scope:      *w.Scope,
+		Datasets:   w.Datasets,
+		Index:      w.Index,
+		Write:      w.Write,
+		WriteTools: w.WriteTools,
+	}, nil
+}
+
+// toDenial keeps only code and reason: a deny carries no scope or datasets
+// that a careless caller could act on.
+func (w wireDecision) toDenial() (Decision, error) {
+	if !slices.Contains(denyCodes, w.Code) {
+		return Decision{}, fmt.Errorf("malformed policy decision: deny with unknown code %q", w.Code)
+	}
+	reason := w.Reason
+	if reason == "" {
+		reason = "denied by policy"
+	}
+	return Decision{Code: w.Code, Reason: reason}, nil
+}

@@ -1,0 +1,96 @@
+package policies_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wikigate/wikigate/policies"
+)
+
+// allowBody is a well-formed allow; cases below break one part of it.
+const allowBody = `{
+	"allow": true,
+	"scope": {"projects": ["p"], "paths": ["publish/p"], "version": "main", "includeWorkingDocs": false},
+	"datasets": [{"id": "ds1", "project": "p", "version": "main", "status": "approved"}],
+	"index": "wiki_pages",
+	"write": false,
+	"write_tools": [],
+}`
+
+func TestDecideFailsClosed(t *testing.T) {
+	tests := []struct {
+		name    string
+		policy  string // body of package wikigate
+		query   string
+		wantErr string
+	}{
+		{name: "undefined decision", policy: `decision := ` + allowBody + ` if input.tool == "never"`, wantErr: "undefined"},
+		{name: "decision not an object", policy: `decision := true`, wantErr: "want an object"},
+		{name: "allow not a bool", policy: `decision := {"allow": "yes"}`, wantErr: "malformed"},
+		{name: "allow missing", policy: `decision := {"code": "forbidden_tool"}`, wantErr: "allow is missing"},
+		{name: "deny with unknown code", policy: `decision := {"allow": false, "code": "nope"}`, wantErr: "unknown code"},
+		{name: "deny without code", policy: `decision := {"allow": false, "reason": "no"}`, wantErr: "unknown code"},
+		{name: "allow without datasets", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets", "value": []}])`, wantErr: "without datasets"},
+		{name: "allow with empty paths", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/scope/paths", "value": []}])`, wantErr: "empty scope paths"},
+		{name: "allow without scope", policy: `decision := json.remove(` + allowBody + `, ["scope"])`, wantErr: "without a scope"},
+		{name: "allow with dataset outside scope", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets/0/project", "value": "q"}])`, wantErr: "outside the decided scope"},
+		{name: "allow with unrequested working dataset", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets/0/status", "value": "working"}])`, wantErr: "status"},
+		{name: "write not a bool", policy: `decision := object.union(` + allowBody + `, {"write": "yes"})`, wantErr: "malformed"},
+		{
+			name:    "evaluation error",
+			policy:  "decision := {\"allow\": false, \"code\": \"unauthorized\"} if input.tool\ndecision := {\"allow\": false, \"code\": \"forbidden_tool\"} if input.action",
+			wantErr: "conflict",
+		},
+		{
+			name:    "more than one result",
+			policy:  "decisions contains " + allowBody + "\ndecisions contains {\"allow\": false, \"code\": \"forbidden_tool\"}",
+			query:   "data.wikigate.decisions[_]",
+			wantErr: "2 results",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "policy.rego", "package wikigate\n\n"+tc.policy+"\n")
+			engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Query: tc.query})
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			d, err := engine.Decide(t.Context(), agentCall("a", "search", nil))
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Decide error = %v, want one containing %q", err, tc.wantErr)
+			}
+			if d.Allow || len(d.Datasets) != 0 {
+				t.Errorf("failed decision allows: %+v", d)
+			}
+			if d.Revision != engine.Revision() {
+				t.Errorf("failed decision revision %q, want %q for the audit record", d.Revision, engine.Revision())
+			}
+		})
+	}
+}
+
+func TestDecideWellFormedMinimalPolicy(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "policy.rego", "package wikigate\n\ndecision := "+allowBody+"\n")
+	engine := newEngine(t, dir)
+	d, err := engine.Decide(t.Context(), agentCall("a", "search", nil))
+	if err != nil || !d.Allow || d.Datasets[0].ID != "ds1" || d.Scope.Paths[0] != "publish/p" {
+		t.Fatalf("Decide = %+v, %v; want the policy's allow", d, err)
+	}
+}
+
+func TestDecideHonoursCancelledContext(t *testing.T) {
+	engine := newEngine(t, defaultPolicyDir)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	d, err := engine.Decide(ctx, agentCall("kunora-coding-agent", "search", nil))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Decide error = %v, want context.Canceled", err)
+	}
+	if d.Allow {
+		t.Error("cancelled decision allows")
+	}
+}

@@ -1,0 +1,166 @@
+package policies
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing/fstest"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// prepared is one loaded policy: the prepared query and the revision of the
+// files it was built from. It is immutable and shared by every request.
+type prepared struct {
+	query    rego.PreparedEvalQuery
+	revision string
+}
+
+// snapshot is the policy directory read into memory once. Hashing and
+// compiling the same bytes guarantees that a revision names exactly the policy
+// that decided, even when files change while a reload runs.
+type snapshot fstest.MapFS
+
+// isPolicyFile reports whether a file is part of the served policy: Rego
+// modules and JSON/YAML data, never *_test.rego.
+func isPolicyFile(name string) bool {
+	if strings.HasSuffix(name, "_test.rego") {
+		return false
+	}
+	switch filepath.Ext(name) {
+	case ".rego", ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
+}
+
+// excludeTests is the loader filter (true = exclude). The snapshot already
+// skips tests; the filter keeps the loader honest if that ever changes.
+func excludeTests(_ string, info fs.FileInfo, _ int) bool {
+	return !info.IsDir() && strings.HasSuffix(info.Name(), "_test.rego")
+}
+
+// readSnapshot reads every policy file under dir. Hidden entries are skipped:
+// editors' lock files and Kubernetes ConfigMap "..data" directories (whose
+// files are reached through the top-level symlinks) are not policy.
+func readSnapshot(dir string) (snapshot, error) {
+	files := snapshot{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !isPolicyFile(d.Name()) {
+			return nil
+		}
+		return files.add(dir, path)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read policy dir: %w", err)
+	}
+	return files, nil
+}
+
+// add reads one file, following a symlink to a regular file.
+func (s snapshot) add(dir, path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return err
+	}
+	s[filepath.ToSlash(rel)] = &fstest.MapFile{Data: data, Mode: 0o444}
+	return nil
+}
+
+// revision is a short sha256 over the sorted file names and contents, length
+// prefixed so no two different trees hash alike.
+func (s snapshot) revision() string {
+	h := sha256.New()
+	for _, name := range slices.Sorted(maps.Keys(s)) {
+		data := s[name].Data
+		h.Write([]byte(strconv.Itoa(len(name)) + ":" + name + strconv.Itoa(len(data)) + ":"))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+func (s snapshot) hasModules() bool {
+	for name := range s {
+		if filepath.Ext(name) == ".rego" {
+			return true
+		}
+	}
+	return false
+}
+
+// compile loads, compiles and prepares the snapshot (STYLE §6). Errors carry
+// the compiler's own message (file:line: rego_..._error: ...), which is what a
+// security engineer needs to fix a broken policy.
+func (s snapshot) compile(ctx context.Context, query string) (*prepared, error) {
+	if !s.hasModules() {
+		return nil, errors.New("no policy (*.rego) files")
+	}
+	result, err := loader.NewFileLoader().
+		WithFS(fstest.MapFS(s)).
+		WithRegoVersion(ast.RegoV1).
+		Filtered([]string{"."}, excludeTests)
+	if err != nil {
+		return nil, fmt.Errorf("load policy: %w", err)
+	}
+	compiler, err := result.Compiler()
+	if err != nil {
+		return nil, fmt.Errorf("compile policy: %w", err)
+	}
+	if err := checkQueryDefined(compiler, query); err != nil {
+		return nil, err
+	}
+	store, err := result.Store()
+	if err != nil {
+		return nil, fmt.Errorf("load policy data: %w", err)
+	}
+	pq, err := rego.New(rego.Query(query), rego.Compiler(compiler), rego.Store(store)).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare policy query: %w", err)
+	}
+	return &prepared{query: pq, revision: s.revision()}, nil
+}
+
+// checkQueryDefined refuses a policy that has no rule for a plain-reference
+// query: a renamed package or rule would otherwise load fine and then deny
+// every call.
+func checkQueryDefined(compiler *ast.Compiler, query string) error {
+	ref, err := ast.ParseRef(query)
+	if err != nil || !ref.HasPrefix(ast.DefaultRootRef) {
+		return nil // not a plain data reference; evaluation will tell
+	}
+	if len(compiler.GetRules(ref)) == 0 {
+		return fmt.Errorf("policy defines no rule for query %s", query)
+	}
+	return nil
+}

@@ -1,0 +1,36 @@
+# Package wikigate is the security team's default policy for the wikigate
+# gateway. The gateway queries data.wikigate.decision once per call; see
+# README.md for the input, the decision and the data layout.
+package wikigate
+
+# denial names the first failing check in protocol §6.2 order: identity,
+# tool, scope, dataset, write. Each stage collects all of its problems so the
+# caller learns everything wrong at that stage at once.
+denial := {"code": "unauthorized", "reason": concat("; ", identity_problems)} if {
+	count(identity_problems) > 0
+} else := {"code": "forbidden_tool", "reason": concat("; ", tool_problems)} if {
+	count(tool_problems) > 0
+} else := {"code": "forbidden_scope", "reason": concat("; ", scope_problems)} if {
+	count(scope_problems) > 0
+} else := {"code": "dataset_not_allowed", "reason": concat("; ", dataset_problems)} if {
+	count(dataset_problems) > 0
+} else := {"code": "forbidden_tool", "reason": concat("; ", write_problems)} if {
+	count(write_problems) > 0
+}
+
+# decision is a denial, or an allow that carries positive evidence (a granted
+# tool and at least one dataset). Anything else leaves it undefined, which the
+# gateway treats as a deny.
+decision := {"allow": false, "code": d.code, "reason": d.reason} if {
+	d := denial
+} else := {
+	"allow": true,
+	"scope": effective_scope,
+	"datasets": datasets,
+	"index": data.catalog.index,
+	"write": may_write,
+	"write_tools": caller_write_tools,
+} if {
+	requested_tool in caller_tools
+	count(datasets) > 0
+}

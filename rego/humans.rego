@@ -1,0 +1,51 @@
+package wikigate
+
+# Human defaults (protocol §6.1): a question that names neither projects nor
+# paths is scoped to the section of the page it was asked on, or, without a
+# page in a published project, to data.humans.default_scope.
+
+human_default_applies if {
+	is_human
+	count(req_projects) == 0
+	count(req_paths) == 0
+}
+
+page_path := input.page.path if {
+	is_string(input.page.path)
+	input.page.path != ""
+}
+
+# page_project is the public project whose root covers the page; the most
+# specific root wins, ties by project id.
+page_projects contains p if {
+	some p in data.humans.public.projects
+	path_within(page_path, p.root)
+}
+
+page_project := p if {
+	longest := max({count(q.root) | some q in page_projects})
+	id := min({q.id | some q in page_projects; count(q.root) == longest})
+	some p in page_projects
+	p.id == id
+}
+
+# page_section is the page's directory, kept inside its project's root.
+page_section := d if {
+	d := parent_dir(page_path)
+	path_within(d, page_project.root)
+} else := page_project.root
+
+human_default := {
+	"projects": [page_project.id],
+	"paths": [page_section],
+	"version": "main",
+} if {
+	human_default_applies
+	page_project
+} else := {
+	"projects": data.humans.default_scope.projects,
+	"paths": data.humans.default_scope.paths,
+	"version": object.get(data.humans.default_scope, "version", "main"),
+} if {
+	human_default_applies
+}

@@ -1,0 +1,84 @@
+package wikigate
+
+# Identity (protocol §6.1, §6.2 steps 1-2): who is calling and what the
+# security team's data grants them. Token claims identify; only data.agents
+# and data.humans grant.
+
+is_agent if input.caller.type == "agent"
+
+is_human if input.caller.type == "human"
+
+# agent is the caller's entry in data.agents; undefined for an unknown or
+# disabled agent, which makes every later check fail closed.
+agent := a if {
+	is_agent
+	a := data.agents[input.caller.id]
+	not a.disabled
+}
+
+# A human without a subject is anonymous whatever else the input says.
+anonymous if input.caller.anonymous == true
+
+anonymous if input.caller.credential == "anonymous"
+
+anonymous if input.caller.id == ""
+
+anonymous if not input.caller.id
+
+default is_maintainer := false
+
+is_maintainer if {
+	is_human
+	not anonymous
+	some role in input.caller.roles
+	role in data.humans.maintainer_roles
+}
+
+site_modes := {"public-read", "authenticated-read"}
+
+identity_problems contains "unknown caller type" if not input.caller.type in {"agent", "human"}
+
+identity_problems contains "unknown agent" if {
+	is_agent
+	not agent
+}
+
+identity_problems contains "unknown site mode" if {
+	is_human
+	not input.site_mode in site_modes
+}
+
+identity_problems contains "sign-in required" if {
+	is_human
+	input.site_mode == "authenticated-read"
+	anonymous
+}
+
+# caller_tools and caller_write_tools are what the caller may call and which
+# of those calls may write.
+caller_tools := object.get(agent, "tools", []) if is_agent
+
+caller_tools := object.get(data.humans, "tools", []) if is_human
+
+caller_write_tools := object.get(agent, "write_tools", []) if is_agent
+
+caller_write_tools := object.get(data.humans, "write_tools", []) if is_human
+
+# requested_tool is never undefined, so a denial reason can always name it.
+requested_tool := object.get(input, "tool", "")
+
+tool_problems contains sprintf("tool %q is not allowed", [requested_tool]) if not requested_tool in caller_tools
+
+tool_problems contains "unknown action" if not input.action in {"read", "write"}
+
+write_problems contains sprintf("tool %q may not write", [requested_tool]) if {
+	input.action == "write"
+	not requested_tool in caller_write_tools
+}
+
+default may_write := false
+
+may_write if {
+	input.action == "write"
+	requested_tool in caller_write_tools
+}

@@ -1,0 +1,75 @@
+package wikigate
+
+# Scope checks (protocol §6.2 step 5): the effective scope must be a subset of
+# the grant, and of the session's scope on a turn. Anything wider is
+# forbidden_scope; it is never silently narrowed. Reasons name only what the
+# caller asked for, never what others are granted.
+
+# Only derived problems are reported once: with requested paths that no grant
+# covers, the path problem below already says what is wrong.
+scope_problems contains "no project is granted to you" if {
+	count(effective_projects) == 0
+	count(req_paths) == 0
+}
+
+scope_problems contains sprintf("project %q is not in your grant", [p]) if {
+	some p in effective_projects
+	not caller_grants[p]
+}
+
+scope_problems contains sprintf("path %q is not in your grant", [x]) if {
+	some x in effective_paths
+	not path_granted(x)
+}
+
+scope_problems contains "no version is granted for every requested project" if {
+	count(effective_projects) > 0
+	not effective_version
+}
+
+scope_problems contains sprintf("version %q is not granted for project %q", [effective_version, p]) if {
+	some p in effective_projects
+	caller_grants[p]
+	not effective_version in caller_grants[p].versions
+}
+
+scope_problems contains "working docs are not granted to you" if {
+	req_working_docs
+	some p in effective_projects
+	not grants_working_docs(p)
+}
+
+scope_problems contains sprintf("page %q is outside the scope", [page]) if {
+	some page in input.pages
+	not within_any(page, effective_paths)
+}
+
+scope_problems contains "the requested scope is outside the session's scope" if {
+	on_session
+	outside_session
+}
+
+# outside_session compares only what the turn asked for: parts it left out
+# were taken from the session and fit by construction.
+outside_session if {
+	session_projects := listed(session_scope, "projects")
+	some p in listed(given, "projects")
+	not p in session_projects
+}
+
+outside_session if {
+	session_paths := listed(session_scope, "paths")
+	some x in listed(given, "paths")
+	not within_any(x, session_paths)
+}
+
+outside_session if {
+	session_scope.version != ""
+	given.version != ""
+	given.version != session_scope.version
+}
+
+outside_session if {
+	given.includeWorkingDocs == true
+	not session_scope.includeWorkingDocs == true
+}
