@@ -1,0 +1,262 @@
+// Package meili is the gate's Meilisearch client (DESIGN §6): it builds
+// filters from an effective scope, optionally mints a tenant token per call
+// so Meilisearch enforces the scope too, calls the search route with bounded
+// time and size, and classifies every failure so the gate can answer
+// search_unavailable without leaking backend details (CONTRACT §2, §6-§8).
+package meili
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"time"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultTimeout          = 5 * time.Second
+	DefaultMaxResponseBytes = 4 << 20
+	tenantTokenLifetime     = time.Minute
+)
+
+// now is the clock tenant-token expiry is computed from; tests replace it.
+var now = time.Now
+
+var (
+	indexUIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,512}$`)
+	keyUIDPattern   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+)
+
+// Config configures a Client.
+type Config struct {
+	// URL is Meilisearch's base URL (http or https, optionally with a path
+	// prefix when it sits behind a proxy).
+	URL string
+	// APIKey is sent as the bearer: the master key or a key with the
+	// search action. Empty sends no Authorization header (an instance
+	// without a master key).
+	APIKey string
+	// Index is the uid of the page index.
+	Index string
+	// Timeout bounds each call, response body included. Default 5s.
+	Timeout time.Duration
+	// MaxResponseBytes bounds a response body; a bigger one is a
+	// BadResponse. Default 4 MiB.
+	MaxResponseBytes int64
+	// TenantKey and TenantKeyUID, when set, make the client mint a tenant
+	// token per search (searchRules {Index: {filter}}, HS256, valid for one
+	// minute) and send it instead of APIKey, so Meilisearch itself enforces
+	// the filter. TenantKey is the value of a key with the search action,
+	// TenantKeyUID its uid.
+	TenantKey, TenantKeyUID string
+	// HTTPClient defaults to a client with dial, TLS and idle limits that
+	// does not follow redirects.
+	HTTPClient *http.Client
+}
+
+// Client calls one Meilisearch index. It is safe for concurrent use.
+type Client struct {
+	cfg       Config
+	searchURL string
+	healthURL string
+	http      *http.Client
+}
+
+// New validates cfg and returns a Client. It does no network I/O.
+func New(cfg Config) (*Client, error) {
+	base, err := parseBaseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if !indexUIDPattern.MatchString(cfg.Index) {
+		return nil, errors.New("meili: index uid must be 1-512 characters of A-Z, a-z, 0-9, '_' or '-'")
+	}
+	if (cfg.TenantKey == "") != (cfg.TenantKeyUID == "") {
+		return nil, errors.New("meili: tenant key and tenant key uid must be set together")
+	}
+	if cfg.TenantKeyUID != "" && !keyUIDPattern.MatchString(cfg.TenantKeyUID) {
+		return nil, errors.New("meili: tenant key uid must be a UUID")
+	}
+	if cfg.Timeout < 0 || cfg.MaxResponseBytes < 0 {
+		return nil, errors.New("meili: timeout and max response bytes must not be negative")
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxResponseBytes == 0 {
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	c := &Client{
+		cfg:       cfg,
+		searchURL: base.JoinPath("indexes", cfg.Index, "search").String(),
+		healthURL: base.JoinPath("health").String(),
+		http:      cfg.HTTPClient,
+	}
+	if c.http == nil {
+		c.http = defaultHTTPClient()
+	}
+	return c, nil
+}
+
+func parseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, errors.New("meili: url does not parse")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, errors.New("meili: url must be http or https")
+	case u.Host == "":
+		return nil, errors.New("meili: url has no host")
+	case u.User != nil:
+		return nil, errors.New("meili: url must not carry credentials; use the api key")
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, errors.New("meili: url must not have a query or fragment")
+	}
+	return u, nil
+}
+
+func defaultHTTPClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:                  http.ProxyFromEnvironment,
+			DialContext:            (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:    3 * time.Second,
+			MaxIdleConns:           64,
+			MaxIdleConnsPerHost:    16,
+			IdleConnTimeout:        90 * time.Second,
+			MaxResponseHeaderBytes: 64 << 10,
+			ForceAttemptHTTP2:      true,
+		},
+		// A redirect is not part of the contract; following one could send
+		// the key elsewhere. The 3xx is reported as a BadResponse.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Search runs one search (POST /indexes/{index}/search). Failures are
+// *Error, except a missing filter or negative numbers, which are the
+// caller's bug and plain errors.
+func (c *Client) Search(ctx context.Context, p SearchParams) (*SearchResponse, error) {
+	body, err := p.wire()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("meili: encoding search: %w", err)
+	}
+	bearer, err := c.bearer(p.Filter)
+	if err != nil {
+		return nil, err
+	}
+	status, header, respBody, err := c.send(ctx, http.MethodPost, c.searchURL, raw, bearer)
+	if err != nil {
+		return nil, err
+	}
+	if status/100 != 2 {
+		return nil, c.scrubbed(statusError(status, header, respBody), bearer)
+	}
+	return decodeSearch(status, respBody)
+}
+
+// bearer is the tenant token for filter when one is configured, else APIKey.
+func (c *Client) bearer(filter string) (string, error) {
+	if c.cfg.TenantKey == "" {
+		return c.cfg.APIKey, nil
+	}
+	return MintTenantToken(c.cfg.TenantKey, c.cfg.TenantKeyUID, c.cfg.Index, filter,
+		now().Add(tenantTokenLifetime))
+}
+
+func decodeSearch(status int, body []byte) (*SearchResponse, error) {
+	var wire struct {
+		SearchResponse
+		Hits *[]Hit `json:"hits"`
+	}
+	if err := json.Unmarshal(body, &wire); err != nil {
+		return nil, badResponse(status, "decoding search response: %v", err)
+	}
+	if wire.Hits == nil {
+		return nil, badResponse(status, "search response has no hits array")
+	}
+	resp := wire.SearchResponse
+	resp.Hits = *wire.Hits
+	return &resp, nil
+}
+
+// Health checks GET /health, which needs no key: nil only for 200
+// {"status":"available"}.
+func (c *Client) Health(ctx context.Context) error {
+	status, header, body, err := c.send(ctx, http.MethodGet, c.healthURL, nil, "")
+	if err != nil {
+		return err
+	}
+	var h struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(body, &h) != nil || h.Status == "" {
+		if status/100 != 2 {
+			return c.scrubbed(statusError(status, header, body), "")
+		}
+		return badResponse(status, "health response is not {\"status\": ...}")
+	}
+	if status != http.StatusOK || h.Status != "available" {
+		return &Error{Kind: Rejected, HTTPStatus: status, Detail: c.scrub("health status " + h.Status)}
+	}
+	return nil
+}
+
+// send makes one bounded call and returns the status and the whole body.
+// Only failures to get a complete answer are errors here; the caller
+// judges the status.
+func (c *Client) send(ctx context.Context, method, target string, body []byte, bearer string) (int, http.Header, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("meili: building request: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, nil, c.scrubbed(transportError(err), bearer)
+	}
+	defer resp.Body.Close()
+	if resp.ContentLength > c.cfg.MaxResponseBytes {
+		return 0, nil, nil, badResponse(resp.StatusCode, "response of %d bytes is over the %d byte limit", resp.ContentLength, c.cfg.MaxResponseBytes)
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxResponseBytes+1))
+	if err != nil {
+		e := c.scrubbed(transportError(err), bearer)
+		e.HTTPStatus = resp.StatusCode
+		return 0, nil, nil, e
+	}
+	if int64(len(raw)) > c.cfg.MaxResponseBytes {
+		return 0, nil, nil, badResponse(resp.StatusCode, "response is over the %d byte limit", c.cfg.MaxResponseBytes)
+	}
+	return resp.StatusCode, resp.Header, raw, nil
+}
+
+// scrubbed cleans e.Detail of the configured keys and the bearer in use.
+func (c *Client) scrubbed(e *Error, bearer string) *Error {
+	e.Detail = scrub(e.Detail, bearer, c.cfg.APIKey, c.cfg.TenantKey)
+	return e
+}
+
+func (c *Client) scrub(detail string) string {
+	return scrub(detail, c.cfg.APIKey, c.cfg.TenantKey)
+}

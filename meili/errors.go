@@ -1,0 +1,169 @@
+package meili
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// ErrorKind classifies a failed call to Meilisearch.
+type ErrorKind int
+
+// Error kinds. Unreachable, Timeout and Rejected mean the search backend is
+// unavailable (503); BadResponse means it answered something that is not
+// Meilisearch's contract (502).
+const (
+	// Unreachable: the connection failed or the call was canceled.
+	Unreachable ErrorKind = iota + 1
+	// Timeout: the per-call timeout or the caller's deadline passed.
+	Timeout
+	// Rejected: an HTTP error status with a Meilisearch error body
+	// (MeiliCode says which), or an unhealthy /health answer.
+	Rejected
+	// BadResponse: not JSON, HTML, the wrong shape, or too big.
+	BadResponse
+)
+
+func (k ErrorKind) String() string {
+	switch k {
+	case Unreachable:
+		return "unreachable"
+	case Timeout:
+		return "timeout"
+	case Rejected:
+		return "rejected"
+	case BadResponse:
+		return "bad_response"
+	default:
+		return "unknown"
+	}
+}
+
+// Error is a failed call. The gate logs Kind, HTTPStatus, MeiliCode and
+// Detail (which never hold keys or tokens) and answers the caller with
+// ProtocolError, which says nothing about the backend's internals.
+type Error struct {
+	Kind       ErrorKind
+	HTTPStatus int    // 0 when no response arrived
+	MeiliCode  string // Meilisearch's error code, e.g. "invalid_api_key"
+	Detail     string
+	// RetryAfter is the backend's Retry-After (Meilisearch sends 10s with
+	// 503 too_many_search_requests); 0 when absent.
+	RetryAfter time.Duration
+}
+
+func (e *Error) Error() string {
+	msg := "meili: " + e.Kind.String()
+	if e.HTTPStatus != 0 {
+		msg += " (HTTP " + strconv.Itoa(e.HTTPStatus) + ")"
+	}
+	if e.MeiliCode != "" {
+		msg += " " + e.MeiliCode
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// ProtocolError is what the caller sees: search_unavailable, 503, or 502
+// when the backend answered garbage (DESIGN §3).
+func (e *Error) ProtocolError() *protocol.Error {
+	if e.Kind == BadResponse {
+		return protocol.NewError(protocol.CodeSearchUnavailable,
+			"search backend returned an invalid response").WithStatus(http.StatusBadGateway)
+	}
+	return protocol.NewError(protocol.CodeSearchUnavailable, "search backend is unavailable")
+}
+
+// transportError classifies a failure before or while reading a response.
+func transportError(err error) *Error {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return &Error{Kind: Timeout, Detail: "no answer within the deadline"}
+	}
+	if errors.Is(err, context.Canceled) {
+		return &Error{Kind: Unreachable, Detail: "call canceled"}
+	}
+	// url.Error repeats method and URL; the cause is enough.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &Error{Kind: Unreachable, Detail: err.Error()}
+}
+
+// errorBody is Meilisearch's error shape (CONTRACT §6).
+type errorBody struct {
+	Message string `json:"message"`
+	Code    string `json:"code"`
+	Type    string `json:"type"`
+}
+
+// statusError classifies a non-2xx answer: with a Meilisearch error body it
+// was Rejected, anything else (a proxy's HTML page) is a BadResponse.
+func statusError(status int, header http.Header, body []byte) *Error {
+	e := &Error{HTTPStatus: status, RetryAfter: retryAfter(header)}
+	var eb errorBody
+	if json.Unmarshal(body, &eb) == nil && eb.Code != "" {
+		e.Kind, e.MeiliCode, e.Detail = Rejected, eb.Code, eb.Message
+		return e
+	}
+	e.Kind = BadResponse
+	e.Detail = "error status without a Meilisearch error body"
+	if ct := header.Get("Content-Type"); ct != "" {
+		e.Detail += " (" + ct + ")"
+	}
+	return e
+}
+
+func badResponse(status int, format string, args ...any) *Error {
+	return &Error{Kind: BadResponse, HTTPStatus: status, Detail: fmt.Sprintf(format, args...)}
+}
+
+// retryAfter reads a Retry-After given in seconds; dates are ignored.
+func retryAfter(h http.Header) time.Duration {
+	secs, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After")))
+	if err != nil || secs <= 0 {
+		return 0
+	}
+	return time.Duration(secs) * time.Second
+}
+
+const maxDetailBytes = 300
+
+// scrub makes a Detail safe and short for a log line: secrets replaced,
+// control characters (Meilisearch filter errors contain newlines) turned
+// into spaces, and the length bounded.
+func scrub(detail string, secrets ...string) string {
+	for _, s := range secrets {
+		if s != "" {
+			detail = strings.ReplaceAll(detail, s, "[redacted]")
+		}
+	}
+	detail = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, detail)
+	if len(detail) > maxDetailBytes {
+		cut := maxDetailBytes
+		for cut > 0 && !utf8.RuneStart(detail[cut]) {
+			cut--
+		}
+		detail = detail[:cut] + "…"
+	}
+	return detail
+}

@@ -1,0 +1,134 @@
+package meili
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// SearchParams are the search fields the gate uses (CONTRACT §2). Zero
+// values are left out of the request, so Meilisearch applies its defaults
+// (limit 20, offset 0, cropLength 10, cropMarker "…"). Filter is required:
+// the client refuses a search that is not narrowed by one.
+type SearchParams struct {
+	Query                string
+	Filter               string
+	Limit, Offset        int
+	AttributesToRetrieve []string
+	AttributesToCrop     []string
+	CropLength           int
+	CropMarker           string
+	ShowRankingScore     bool
+}
+
+// searchRequest is the wire form of SearchParams. Only fields Meilisearch
+// knows are sent; it rejects unknown ones with 400 bad_request.
+type searchRequest struct {
+	Q                    string   `json:"q,omitempty"`
+	Filter               string   `json:"filter"`
+	Limit                int      `json:"limit,omitempty"`
+	Offset               int      `json:"offset,omitempty"`
+	AttributesToRetrieve []string `json:"attributesToRetrieve,omitempty"`
+	AttributesToCrop     []string `json:"attributesToCrop,omitempty"`
+	CropLength           int      `json:"cropLength,omitempty"`
+	CropMarker           string   `json:"cropMarker,omitempty"`
+	ShowRankingScore     bool     `json:"showRankingScore,omitempty"`
+}
+
+func (p SearchParams) wire() (searchRequest, error) {
+	if p.Filter == "" {
+		return searchRequest{}, fmt.Errorf("meili: refusing a search without a filter")
+	}
+	if p.Limit < 0 || p.Offset < 0 || p.CropLength < 0 {
+		return searchRequest{}, fmt.Errorf("meili: negative limit, offset or crop length")
+	}
+	return searchRequest{
+		Q: p.Query, Filter: p.Filter, Limit: p.Limit, Offset: p.Offset,
+		AttributesToRetrieve: p.AttributesToRetrieve, AttributesToCrop: p.AttributesToCrop,
+		CropLength: p.CropLength, CropMarker: p.CropMarker, ShowRankingScore: p.ShowRankingScore,
+	}, nil
+}
+
+// SearchResponse is a search answer (CONTRACT §2). Limit, Offset and
+// EstimatedTotalHits come with offset/limit searches; TotalHits (with page,
+// hitsPerPage, totalPages) with page searches. Total picks the right one.
+type SearchResponse struct {
+	Hits               []Hit  `json:"hits"`
+	Query              string `json:"query"`
+	ProcessingTimeMs   int    `json:"processingTimeMs"`
+	Limit              int    `json:"limit,omitempty"`
+	Offset             int    `json:"offset,omitempty"`
+	EstimatedTotalHits int    `json:"estimatedTotalHits,omitempty"`
+	TotalHits          int    `json:"totalHits,omitempty"`
+}
+
+// Total is the number of matching documents Meilisearch reported: exact with
+// page-based searches, an estimate otherwise.
+func (r *SearchResponse) Total() int {
+	if r.TotalHits > 0 {
+		return r.TotalHits
+	}
+	return r.EstimatedTotalHits
+}
+
+// Hit is one document of the page index (DESIGN §6) as a search returns it.
+// Fields the index lacks stay empty; unknown fields are ignored.
+type Hit struct {
+	// ID is the document id; Meilisearch ids may be integers, which are
+	// rendered in decimal.
+	ID           string   `json:"id"`
+	Path         string   `json:"path"`
+	URL          string   `json:"url"`
+	Title        string   `json:"title"`
+	Project      string   `json:"project"`
+	Version      string   `json:"version"`
+	Status       string   `json:"status"`
+	PathPrefixes []string `json:"pathPrefixes"`
+	Headings     []string `json:"headings"`
+	Content      string   `json:"content"`
+	// Formatted is _formatted: the cropped or highlighted copy of the
+	// retrieved fields, in which Meilisearch turns numbers into strings.
+	Formatted map[string]any `json:"_formatted,omitempty"`
+	// RankingScore is _rankingScore (0..1), present with ShowRankingScore.
+	RankingScore float64 `json:"_rankingScore,omitempty"`
+}
+
+// UnmarshalJSON accepts a string or integer id; every other field must have
+// the index schema's type.
+func (h *Hit) UnmarshalJSON(b []byte) error {
+	type plain Hit // without this method
+	var aux struct {
+		plain
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	id, err := documentID(aux.ID)
+	if err != nil {
+		return err
+	}
+	*h = Hit(aux.plain)
+	h.ID = id
+	return nil
+}
+
+func documentID(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	if _, err := strconv.ParseUint(string(raw), 10, 64); err == nil {
+		return string(raw), nil
+	}
+	if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return string(raw), nil
+	}
+	return "", fmt.Errorf("document id %.32s is neither a string nor an integer", raw)
+}

@@ -1,0 +1,131 @@
+package normalizer
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/scope"
+)
+
+// Snippet bounds. A crop Meilisearch made is kept up to meiliCropMaxRunes
+// (a guard against a crop asked too long); without one, the start of the
+// content is used.
+const (
+	meiliSnippetRunes = 200
+	meiliCropMaxRunes = 500
+)
+
+// meiliHighlightTags are Meilisearch's default highlight tags. The gate asks
+// for crops, not highlights, but a snippet must be plain text either way.
+var meiliHighlightTags = strings.NewReplacer("<em>", "", "</em>", "")
+
+// SearchHits reshapes Meilisearch hits into protocol search hits, in the
+// backend's order, dropping and counting every hit outside eff
+// (scope.Contains). The result is never nil so it encodes as [].
+func SearchHits(hits []meili.Hit, eff protocol.Scope) (out []protocol.SearchHit, dropped int) {
+	out = make([]protocol.SearchHit, 0, len(hits))
+	for _, h := range hits {
+		if !meiliHitInScope(h, eff) {
+			dropped++
+			continue
+		}
+		out = append(out, protocol.SearchHit{
+			Path:          h.Path,
+			URL:           h.URL,
+			Title:         h.Title,
+			Snippet:       meiliSnippet(h),
+			Score:         h.RankingScore,
+			SourceProject: h.Project,
+			Version:       h.Version,
+		})
+	}
+	return out, dropped
+}
+
+// Pages reshapes hits for get_page: one Page per requested path found in
+// eff, in the order of requested (repeats ignored). A requested path with no
+// matching hit gets a PageError not_found whose message does not say
+// whether the page exists outside the scope. Hits outside eff and hits for
+// paths nobody asked for (Meilisearch's filters are case-insensitive) are
+// dropped and counted; a second hit for a path already answered is ignored.
+// Both slices are never nil.
+func Pages(hits []meili.Hit, eff protocol.Scope, requested []string) (pages []protocol.Page, errs []protocol.PageError, dropped int) {
+	byPath := make(map[string]meili.Hit, len(requested))
+	for _, p := range requested {
+		byPath[p] = meili.Hit{}
+	}
+	found := make(map[string]bool, len(requested))
+	for _, h := range hits {
+		if _, asked := byPath[h.Path]; !asked || !meiliHitInScope(h, eff) {
+			dropped++
+			continue
+		}
+		if !found[h.Path] {
+			byPath[h.Path], found[h.Path] = h, true
+		}
+	}
+	pages, errs = []protocol.Page{}, []protocol.PageError{}
+	answered := make(map[string]bool, len(requested))
+	for _, p := range requested {
+		if answered[p] {
+			continue
+		}
+		answered[p] = true
+		if !found[p] {
+			errs = append(errs, protocol.PageError{Path: p, Code: protocol.CodeNotFound, Message: "page not found in scope"})
+			continue
+		}
+		pages = append(pages, meiliPage(byPath[p]))
+	}
+	return pages, errs, dropped
+}
+
+func meiliPage(h meili.Hit) protocol.Page {
+	headings := h.Headings
+	if headings == nil {
+		headings = []string{}
+	}
+	return protocol.Page{
+		Path:          h.Path,
+		URL:           h.URL,
+		Title:         h.Title,
+		Version:       h.Version,
+		SourceProject: h.Project,
+		Content:       h.Content,
+		Headings:      headings,
+	}
+}
+
+func meiliHitInScope(h meili.Hit, eff protocol.Scope) bool {
+	return scope.Contains(eff, scope.Doc{Project: h.Project, Version: h.Version, Status: h.Status, Path: h.Path})
+}
+
+// meiliSnippet is the crop Meilisearch made of the content (_formatted is
+// only there when a crop or highlight was asked), else the start of the
+// content; plain text, whitespace collapsed.
+func meiliSnippet(h meili.Hit) string {
+	if crop, ok := h.Formatted["content"].(string); ok && strings.TrimSpace(crop) != "" {
+		return meiliTruncate(meiliCollapseSpace(meiliHighlightTags.Replace(crop)), meiliCropMaxRunes)
+	}
+	return meiliTruncate(meiliCollapseSpace(h.Content), meiliSnippetRunes)
+}
+
+// meiliCollapseSpace turns every run of whitespace (newlines of markdown
+// included) into one space and trims the ends.
+func meiliCollapseSpace(s string) string {
+	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+}
+
+// meiliTruncate cuts s to at most limit runes, marking the cut with "…".
+func meiliTruncate(s string, limit int) string {
+	n := 0
+	for i := range s {
+		if n == limit {
+			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+		}
+		n++
+	}
+	return s
+}
