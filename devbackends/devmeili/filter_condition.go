@@ -1,0 +1,218 @@
+package devmeili
+
+import "strings"
+
+// comparisonOps are tried longest first so ">=" is not read as ">".
+var comparisonOps = []string{"!=", ">=", "<=", "=", ">", "<"}
+
+// parseCondition parses "attr <operator> ..." once the primary is known not
+// to be a group or a geo function.
+func (p *filterParser) parseCondition(start int) (filterNode, *filterError) {
+	attr, err := p.parseValue(true)
+	if err != nil {
+		return nil, err
+	}
+	if attr == nil {
+		return nil, p.errAt(start, len(p.src), invalidPrimaryMsg, p.rest(start))
+	}
+	for _, op := range comparisonOps {
+		if p.acceptOp(op) {
+			v, err := p.expectValue()
+			if err != nil {
+				return nil, err
+			}
+			if op == "!=" {
+				return notNode{condNode{attr: *attr, op: "=", values: []string{v.text}}}, nil
+			}
+			return condNode{attr: *attr, op: op, values: []string{v.text}}, nil
+		}
+	}
+	if p.acceptKeyword("NOT") {
+		return p.parseNegatedOperator(start, *attr)
+	}
+	return p.parseKeywordOperator(start, *attr)
+}
+
+// parseKeywordOperator handles IN, EXISTS, IS ..., STARTS WITH, CONTAINS and
+// the range form "attr lo TO hi".
+func (p *filterParser) parseKeywordOperator(start int, attr span) (filterNode, *filterError) {
+	switch w, kwStart, kwEnd := p.peekWord(); w {
+	case "IN":
+		p.pos = kwEnd
+		return p.parseInList(attr)
+	case "EXISTS":
+		p.pos = kwEnd
+		return condNode{attr: attr, op: "EXISTS"}, nil
+	case "IS":
+		p.pos = kwEnd
+		return p.parseIs(start, attr)
+	case "STARTS":
+		p.pos = kwEnd
+		return p.parseStartsWith(start, attr)
+	case "CONTAINS":
+		return nil, p.containsError(kwStart, kwEnd)
+	}
+	save := p.pos
+	lo, err := p.parseValue(false)
+	if err == nil && lo != nil && p.acceptKeyword("TO") {
+		hi, err := p.expectValue()
+		if err != nil {
+			return nil, err
+		}
+		return condNode{attr: attr, op: "TO", values: []string{lo.text, hi.text}}, nil
+	}
+	p.pos = save
+	return nil, p.errAt(start, len(p.src), invalidPrimaryMsg, p.rest(start))
+}
+
+// parseNegatedOperator handles "attr NOT IN|EXISTS|STARTS WITH|CONTAINS".
+func (p *filterParser) parseNegatedOperator(start int, attr span) (filterNode, *filterError) {
+	var inner filterNode
+	var err *filterError
+	switch w, kwStart, kwEnd := p.peekWord(); w {
+	case "IN":
+		p.pos = kwEnd
+		inner, err = p.parseInList(attr)
+	case "EXISTS":
+		p.pos = kwEnd
+		inner = condNode{attr: attr, op: "EXISTS"}
+	case "STARTS":
+		p.pos = kwEnd
+		inner, err = p.parseStartsWith(start, attr)
+	case "CONTAINS":
+		err = p.containsError(kwStart, kwEnd)
+	default:
+		err = p.errAt(start, len(p.src), invalidPrimaryMsg, p.rest(start))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return notNode{inner}, nil
+}
+
+func (p *filterParser) parseIs(start int, attr span) (filterNode, *filterError) {
+	negate := p.acceptKeyword("NOT")
+	var node filterNode
+	switch {
+	case p.acceptKeyword("NULL"):
+		node = condNode{attr: attr, op: "IS NULL"}
+	case p.acceptKeyword("EMPTY"):
+		node = condNode{attr: attr, op: "IS EMPTY"}
+	default:
+		return nil, p.errAt(start, len(p.src), invalidPrimaryMsg, p.rest(start))
+	}
+	if negate {
+		return notNode{node}, nil
+	}
+	return node, nil
+}
+
+func (p *filterParser) parseStartsWith(start int, attr span) (filterNode, *filterError) {
+	if !p.acceptKeyword("WITH") {
+		return nil, p.errAt(start, len(p.src), invalidPrimaryMsg, p.rest(start))
+	}
+	v, err := p.expectValue()
+	if err != nil {
+		return nil, err
+	}
+	return condNode{attr: attr, op: "STARTS WITH", values: []string{v.text}}, nil
+}
+
+// containsError: CONTAINS is gated behind an experimental feature in the
+// engine (CONTRACT §7), and this server does not offer experimental features.
+func (p *filterParser) containsError(start, end int) *filterError {
+	e := p.errAt(start, end, "Using `CONTAINS` in a filter requires enabling the `contains filter` experimental feature. See https://github.com/orgs/meilisearch/discussions/763")
+	e.featureGated = true
+	return e
+}
+
+func (p *filterParser) parseInList(attr span) (filterNode, *filterError) {
+	p.skipWS()
+	open := p.pos
+	if p.peek() != '[' {
+		return nil, p.errAt(p.pos, len(p.src), "Expected `[` after `IN` keyword.")
+	}
+	p.pos++
+	var values []string
+	for {
+		p.skipWS()
+		if p.peek() == ']' {
+			p.pos++
+			return condNode{attr: attr, op: "IN", values: values}, nil
+		}
+		v, err := p.expectValue()
+		if err != nil {
+			return nil, err
+		}
+		values = append(values, v.text)
+		p.skipWS()
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case ']':
+		default:
+			return nil, p.errAt(open, len(p.src), "Expected matching `]` after the list of field names given to `IN[`")
+		}
+	}
+}
+
+// expectValue parses a value that must be there.
+func (p *filterParser) expectValue() (*span, *filterError) {
+	v, err := p.parseValue(true)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		p.skipWS()
+		if p.pos == len(p.src) {
+			return nil, p.errAt(p.pos, p.pos, "Was expecting a value but instead got nothing.")
+		}
+		return nil, p.errAt(p.pos, len(p.src), "Was expecting a value but instead got `%s`.", p.rest(p.pos))
+	}
+	return v, nil
+}
+
+// parseValue reads a bare word or a quoted string; nil when there is none.
+// A bare keyword is an error when keywordIsError, else simply "no value".
+func (p *filterParser) parseValue(keywordIsError bool) (*span, *filterError) {
+	p.skipWS()
+	if q := p.peek(); q == '"' || q == '\'' {
+		return p.parseQuoted(q)
+	}
+	w, start, end := p.peekWord()
+	if w == "" {
+		return nil, nil
+	}
+	if filterKeywords[w] {
+		if !keywordIsError {
+			return nil, nil
+		}
+		return nil, p.errAt(start, end,
+			"Was expecting a value but instead got `%s`, which is a reserved keyword. To use `%s` as a field name or a value, surround it by quotes.", w, w)
+	}
+	p.pos = end
+	return &span{text: w, start: start, end: end, src: p.text}, nil
+}
+
+// parseQuoted reads a string quoted by q where a backslash escapes the quote
+// or another backslash.
+func (p *filterParser) parseQuoted(q rune) (*span, *filterError) {
+	start := p.pos
+	p.pos++
+	var b strings.Builder
+	for p.pos < len(p.src) {
+		r := p.src[p.pos]
+		if r == '\\' && p.pos+1 < len(p.src) && (p.src[p.pos+1] == q || p.src[p.pos+1] == '\\') {
+			b.WriteRune(p.src[p.pos+1])
+			p.pos += 2
+			continue
+		}
+		p.pos++
+		if r == q {
+			return &span{text: b.String(), start: start + 1, end: p.pos - 1, src: p.text}, nil
+		}
+		b.WriteRune(r)
+	}
+	return nil, p.errAt(start, len(p.src),
+		"Expression `%s` is missing the following closing delimiter: `%c`.", p.rest(start), q)
+}
