@@ -1,0 +1,66 @@
+package wikigatecmd
+
+import (
+	"net"
+	"os"
+)
+
+// Development defaults. They make `./wikigate run --config Caddyfile` work
+// on a fresh machine; every one is overridden by setting the variable.
+// The JWT secret and backend keys are public and unsafe for production.
+const (
+	devJWTSecret     = "wikigate-dev-jwt-secret-UNSAFE-for-production"
+	devMeiliKey      = "wikigate-dev-meili-master-key"
+	devRAGFlowKey    = "ragflow-wikigatedevkeyUNSAFEforproductionuse0000"
+	devAgentIssuer   = "wikigate-dev"
+	devHumanIssuer   = "wikigate-dev-sso"
+	devAudience      = "wikigate"
+	defaultKeysFile  = "data/api_keys.json"
+	envJWTSecret     = "WIKIGATE_DEV_JWT_SECRET"
+	envAPIKeysFile   = "WIKIGATE_API_KEYS_FILE"
+	envListen        = "WIKIGATE_LISTEN"
+	envMeiliDev      = "WIKIGATE_MEILI_DEV"
+	envRAGFlowDev    = "WIKIGATE_RAGFLOW_DEV"
+	defaultListen    = "127.0.0.1:8080"
+	defaultMeiliDev  = "127.0.0.1:7700"
+	defaultRAGDev    = "127.0.0.1:9380"
+	defaultAdminAddr = "localhost:2019"
+)
+
+// applyEnvDefaults fills unset WIKIGATE_* variables. Host:port addresses are
+// also split into _HOST and _PORT variables, because a Caddyfile site needs
+// the port in its address and the host in `bind`. The gate's backend URLs
+// default to the development backends' addresses, so pointing the gate at
+// real backends needs only WIKIGATE_MEILI_URL / WIKIGATE_RAGFLOW_URL and keys.
+func applyEnvDefaults() {
+	setDefault(envListen, defaultListen)
+	setDefault(envMeiliDev, defaultMeiliDev)
+	setDefault(envRAGFlowDev, defaultRAGDev)
+	setDefault("WIKIGATE_ADMIN", defaultAdminAddr)
+	for _, name := range []string{envListen, envMeiliDev, envRAGFlowDev} {
+		splitHostPort(name)
+	}
+	setDefault("WIKIGATE_MEILI_URL", "http://"+os.Getenv(envMeiliDev))
+	setDefault("WIKIGATE_RAGFLOW_URL", "http://"+os.Getenv(envRAGFlowDev))
+	setDefault("WIKIGATE_MEILI_KEY", devMeiliKey)
+	setDefault("WIKIGATE_MEILI_DEV_MASTER_KEY", devMeiliKey)
+	setDefault("WIKIGATE_RAGFLOW_KEY", devRAGFlowKey)
+	setDefault("WIKIGATE_RAGFLOW_DEV_KEY", devRAGFlowKey)
+	setDefault(envJWTSecret, devJWTSecret)
+	setDefault(envAPIKeysFile, defaultKeysFile)
+}
+
+func setDefault(name, value string) {
+	if _, ok := os.LookupEnv(name); !ok {
+		_ = os.Setenv(name, value)
+	}
+}
+
+func splitHostPort(name string) {
+	host, port, err := net.SplitHostPort(os.Getenv(name))
+	if err != nil {
+		return // left as is; Caddy reports the bad address at start-up
+	}
+	setDefault(name+"_HOST", host)
+	setDefault(name+"_PORT", port)
+}

@@ -1,0 +1,265 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	_ "github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+
+	"github.com/wikigate/wikigate/identity"
+
+	_ "github.com/wikigate/wikigate/caddymodule"
+	_ "github.com/wikigate/wikigate/devbackends/devcaddy"
+)
+
+const (
+	jwtSecret   = "integration-test-secret-0123456789abcdef"
+	meiliKey    = "integration-meili-master-key"
+	ragflowKey  = "ragflow-integrationtestkey000000000000000000000"
+	agentIssuer = "wikigate-dev"
+	humanIssuer = "wikigate-dev-sso"
+	audience    = "wikigate"
+)
+
+// gate is a running Caddy with the gate and the development backends.
+type gate struct {
+	t         *testing.T
+	url       string // the gate
+	meiliURL  string // development Meilisearch
+	ragURL    string // development RAGFlow
+	keysFile  string
+	policyDir string
+	client    *http.Client
+}
+
+// gateOptions vary the configuration per test.
+type gateOptions struct {
+	policyDir    string // default ../rego
+	meiliURL     string // default: the development Meilisearch
+	extraOptions string // extra wikigate directive lines
+}
+
+// startGate loads a configuration shaped like the repo's Caddyfile and stops
+// Caddy when the test ends.
+func startGate(t *testing.T, o gateOptions) *gate {
+	t.Helper()
+	g := &gate{t: t, keysFile: filepath.Join(t.TempDir(), "api_keys.json"), client: &http.Client{Timeout: 15 * time.Second}}
+	gatePort, meiliPort, ragPort := freePort(t), freePort(t), freePort(t)
+	g.url = fmt.Sprintf("http://127.0.0.1:%d", gatePort)
+	g.meiliURL = fmt.Sprintf("http://127.0.0.1:%d", meiliPort)
+	g.ragURL = fmt.Sprintf("http://127.0.0.1:%d", ragPort)
+	g.policyDir = o.policyDir
+	if g.policyDir == "" {
+		g.policyDir, _ = filepath.Abs("../rego")
+	}
+	upstream := o.meiliURL
+	if upstream == "" {
+		upstream = g.meiliURL
+	}
+	cfg := fmt.Sprintf(caddyfileTemplate, gatePort, g.policyDir, g.keysFile, jwtSecret, jwtSecret,
+		upstream, meiliKey, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
+	loadCaddyfile(t, cfg)
+	waitReady(t, g.url+"/healthz")
+	return g
+}
+
+const caddyfileTemplate = `{
+	admin off
+	auto_https off
+	grace_period 1ns
+	log {
+		output discard
+	}
+}
+http://:%d {
+	bind 127.0.0.1
+	wikigate {
+		policy_dir %s
+		api_keys_file %s
+		agent_jwt {
+			issuer wikigate-dev
+			audience wikigate
+			algorithms HS256
+			hmac_secret %s
+		}
+		human_jwt {
+			issuer wikigate-dev-sso
+			audience wikigate
+			hmac_secret %s
+		}
+		meilisearch {
+			url %s
+			api_key %s
+			timeout 2s
+		}
+		%s
+	}
+}
+http://:%d {
+	bind 127.0.0.1
+	wikigate_dev_meilisearch {
+		master_key %s
+	}
+}
+http://:%d {
+	bind 127.0.0.1
+	wikigate_dev_ragflow {
+		api_key %s
+	}
+}
+`
+
+func loadCaddyfile(t *testing.T, cfg string) {
+	t.Helper()
+	adapter := caddyconfig.GetAdapter("caddyfile")
+	cfgJSON, _, err := adapter.Adapt([]byte(cfg), map[string]any{"filename": "Caddyfile"})
+	if err != nil {
+		t.Fatalf("adapting test Caddyfile: %v", err)
+	}
+	if err := caddy.Load(cfgJSON, true); err != nil {
+		t.Fatalf("loading config: %v", err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never answered", url)
+}
+
+// agentToken mints a token the test configuration accepts.
+func agentToken(t *testing.T, agent string) string {
+	return mint(t, identity.MintOptions{Secret: []byte(jwtSecret), Issuer: agentIssuer, Audience: []string{audience}, Subject: agent, TTL: time.Hour})
+}
+
+func mint(t *testing.T, o identity.MintOptions) string {
+	t.Helper()
+	tok, err := identity.MintHS256(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// response is what a caller sees.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not JSON (%d): %s", r.Status, r.Body)
+	}
+	return m
+}
+
+// errorCode returns error.code of a protocol error body.
+func (r response) errorCode(t *testing.T) string {
+	t.Helper()
+	e, ok := r.json(t)["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("not an error envelope (%d): %s", r.Status, r.Body)
+	}
+	return e["code"].(string)
+}
+
+func (g *gate) post(path string, headers map[string]string, body string) response {
+	g.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, g.url+path, strings.NewReader(body))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return g.do(req)
+}
+
+func (g *gate) do(req *http.Request) response {
+	g.t.Helper()
+	resp, err := g.client.Do(req)
+	if err != nil {
+		g.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+func bearer(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+
+// backendRequests counts the requests a development backend has logged.
+func (g *gate) backendRequests(base, auth string) int {
+	g.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/_dev/requests", nil)
+	req.Header.Set("Authorization", "Bearer "+auth)
+	r := g.do(req)
+	if r.Status != 200 {
+		g.t.Fatalf("request log: %d %s", r.Status, r.Body)
+	}
+	var log struct {
+		Requests []json.RawMessage `json:"requests"`
+	}
+	if err := json.Unmarshal(r.Body, &log); err != nil {
+		g.t.Fatal(err)
+	}
+	return len(log.Requests)
+}
+
+// copyDir copies the policy directory so a test can edit it.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), bytes.Clone(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,257 @@
+// Package ragflow is the gate's client for RAGFlow's HTTP API, limited to
+// what answering needs: retrieval over the datasets a policy decided,
+// generation through RAGFlow's LLM without a chat assistant, and a health
+// probe (DESIGN §6, upstreams/ragflow/CONTRACT.md).
+//
+// Every request body is built from an allow-list, so nothing a client sent
+// (kb_ids, doc_ids, knowledge, ...) can reach RAGFlow, and every response is
+// read with a size cap and checked against RAGFlow's odd error contract:
+// HTTP 200 with code != 0, G1's code-0 authentication failures, SSE error
+// events. A backend failure is always an *Error; it is never turned into an
+// answer. Calls the gate must never make (no datasets) fail before any request.
+package ragflow
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of Config.
+const (
+	DefaultTimeout          = 30 * time.Second
+	DefaultMaxResponseBytes = 8 << 20
+)
+
+// Config configures a Client.
+type Config struct {
+	// URL is RAGFlow's base URL, e.g. "http://ragflow:9380"; a path prefix
+	// is kept ("https://host/ragflow" → "https://host/ragflow/api/v1/...").
+	URL string
+	// APIKey is sent as "Authorization: Bearer <key>" and never logged.
+	APIKey string
+	// Timeout bounds each call, reading the whole body (or stream)
+	// included. Default DefaultTimeout.
+	Timeout time.Duration
+	// MaxResponseBytes caps a response body or a whole stream. Default
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+	// HTTPClient is used when set (tests, custom transports). The default
+	// client does not follow redirects, so the key is only ever sent to URL.
+	HTTPClient *http.Client
+}
+
+// Client calls one RAGFlow server. It is safe for concurrent use.
+type Client struct {
+	base     string
+	apiKey   string
+	timeout  time.Duration
+	maxBytes int64
+	http     *http.Client
+}
+
+// New checks cfg and returns a Client. It makes no network call.
+func New(cfg Config) (*Client, error) {
+	base, err := baseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.APIKey == "" {
+		return nil, errors.New("ragflow: api key is required")
+	}
+	c := &Client{base: base, apiKey: cfg.APIKey, timeout: cfg.Timeout, maxBytes: cfg.MaxResponseBytes, http: cfg.HTTPClient}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.maxBytes <= 0 {
+		c.maxBytes = DefaultMaxResponseBytes
+	}
+	if c.http == nil {
+		c.http = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	return c, nil
+}
+
+// baseURL validates the configured URL: absolute http(s), a host, no
+// credentials, query or fragment (they would end up in every request and in
+// error messages).
+func baseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || raw == "" {
+		return "", errors.New("ragflow: url must be an absolute http(s) url")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return "", errors.New("ragflow: url must be an absolute http(s) url")
+	case u.User != nil:
+		return "", errors.New("ragflow: url must not carry credentials")
+	case u.RawQuery != "" || u.Fragment != "":
+		return "", errors.New("ragflow: url must not have a query or fragment")
+	}
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// call is one request in flight: the response and the deadline that bounds
+// reading it. done must be called once the body has been read.
+type call struct {
+	resp *http.Response
+	ctx  context.Context
+	done context.CancelFunc
+}
+
+// send performs one request under the per-call deadline. body is
+// JSON-encoded when non-nil; the key is sent only when auth is set.
+func (c *Client) send(ctx context.Context, method, path string, body any, auth bool) (*call, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("ragflow: encoding request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("ragflow: building request: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if auth {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		cancel()
+		return nil, c.transportError(ctx, err)
+	}
+	return &call{resp: resp, ctx: ctx, done: cancel}, nil
+}
+
+func (cl *call) close() {
+	_ = cl.resp.Body.Close()
+	cl.done()
+}
+
+// transportError sorts a failed round trip or body read: the deadline
+// passing is Timeout, anything else (refused, reset, caller gone) is
+// Unreachable. The cause is kept for errors.Is(err, context.Canceled).
+func (c *Client) transportError(ctx context.Context, err error) *Error {
+	kind := Unreachable
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		kind = Timeout
+	}
+	return &Error{Kind: kind, Detail: c.backendDetail(err.Error()), cause: err}
+}
+
+// readBody reads at most maxBytes of the body; more is BadResponse.
+func (c *Client) readBody(cl *call) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(cl.resp.Body, c.maxBytes+1))
+	if err != nil {
+		return nil, c.transportError(cl.ctx, err)
+	}
+	if int64(len(b)) > c.maxBytes {
+		return nil, badResponse(fmt.Sprintf("response over %d bytes", c.maxBytes))
+	}
+	return b, nil
+}
+
+// envelope is RAGFlow's response wrapper (CONTRACT §2). Code is a pointer so
+// a body without one is recognised as not an envelope.
+type envelope struct {
+	Code    *int            `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// readEnvelope reads a JSON envelope and turns every failure form of
+// CONTRACT §1–§2 into an *Error: a non-2xx status, HTML, invalid JSON, a
+// missing code, code != 0, and G1's code-0 "data: false" auth failures.
+func (c *Client) readEnvelope(cl *call) (*envelope, error) {
+	body, err := c.readBody(cl)
+	if err != nil {
+		return nil, err
+	}
+	return c.parseEnvelope(cl.resp, body)
+}
+
+func (c *Client) parseEnvelope(resp *http.Response, body []byte) (*envelope, error) {
+	var env envelope
+	decodeErr := json.Unmarshal(body, &env)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := &Error{Kind: Rejected, HTTPStatus: resp.StatusCode}
+		if decodeErr == nil && env.Code != nil {
+			e.Code, e.Detail = *env.Code, c.backendDetail(env.Message)
+		}
+		return nil, e
+	}
+	if isHTML(resp, body) {
+		return nil, badResponse("html body")
+	}
+	if decodeErr != nil {
+		return nil, badResponse("invalid json")
+	}
+	if env.Code == nil {
+		return nil, badResponse("no envelope code")
+	}
+	if *env.Code != 0 {
+		return nil, &Error{Kind: Rejected, HTTPStatus: resp.StatusCode, Code: *env.Code, Detail: c.backendDetail(env.Message)}
+	}
+	if isG1AuthFailure(&env) {
+		return nil, &Error{Kind: Rejected, HTTPStatus: resp.StatusCode, Detail: "authentication failed: " + c.backendDetail(env.Message)}
+	}
+	return &env, nil
+}
+
+// isG1AuthFailure recognises v0.24's missing or malformed key answers:
+// HTTP 200, code 0, data false, a message about Authorization (CONTRACT §1).
+func isG1AuthFailure(env *envelope) bool {
+	return string(bytes.TrimSpace(env.Data)) == "false" &&
+		strings.Contains(strings.ToLower(env.Message), "authorization")
+}
+
+// isHTML catches proxies' and servers' error pages served with 200.
+func isHTML(resp *http.Response, body []byte) bool {
+	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil && mt == "text/html" {
+		return true
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(body), []byte("<"))
+}
+
+// Health probes GET /api/v1/system/healthz (no key needed, none sent): nil
+// only for HTTP 200 with "status": "ok".
+func (c *Client) Health(ctx context.Context) error {
+	cl, err := c.send(ctx, http.MethodGet, "/api/v1/system/healthz", nil, false)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	body, err := c.readBody(cl)
+	if err != nil {
+		return err
+	}
+	if cl.resp.StatusCode != http.StatusOK {
+		return &Error{Kind: Rejected, HTTPStatus: cl.resp.StatusCode, Detail: "unhealthy"}
+	}
+	var h struct {
+		Status string `json:"status"`
+	}
+	if isHTML(cl.resp, body) || json.Unmarshal(body, &h) != nil || h.Status == "" {
+		return badResponse("not a healthz body")
+	}
+	if h.Status != "ok" {
+		return &Error{Kind: Rejected, HTTPStatus: cl.resp.StatusCode, Detail: "status " + c.backendDetail(h.Status)}
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package ragflow
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// errStreamTooBig stops a stream that passed MaxResponseBytes.
+var errStreamTooBig = errors.New("stream over the size cap")
+
+// cappedReader fails once more than left bytes would be read, so a stream
+// (like a body) can never grow past the cap, however it is framed.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var probe [1]byte
+		n, err := c.r.Read(probe[:])
+		if n > 0 {
+			return 0, errStreamTooBig
+		}
+		return 0, err
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+// streamState assembles a streamed answer.
+type streamState struct {
+	answer    strings.Builder
+	thinking  bool
+	reference []Chunk
+	done      bool
+}
+
+// readStream reads RAGFlow's SSE (CONTRACT §4.5). Events are "data:" lines
+// (with or without a space) holding one JSON value each, normally one line
+// per event and a blank line between events. The docs' pretty-printed
+// events (a JSON value spread over several lines, no blank line before the
+// next "data:") are read too: a "data:" line starts a new event once the
+// current one holds a complete JSON value.
+func (c *Client) readStream(cl *call) (*Completion, error) {
+	sc := bufio.NewScanner(&cappedReader{r: cl.resp.Body, left: c.maxBytes})
+	sc.Buffer(make([]byte, 0, 64<<10), int(min(c.maxBytes, 1<<30))+1)
+	st := &streamState{}
+	var event []byte
+	for !st.done && sc.Scan() {
+		line := sc.Bytes()
+		payload, isData := bytes.CutPrefix(line, []byte("data:"))
+		switch {
+		case isData:
+			if len(bytes.TrimSpace(event)) > 0 && json.Valid(event) {
+				if err := c.handleEvent(st, event); err != nil {
+					return nil, err
+				}
+				event = nil
+			}
+			event = appendEventLine(event, bytes.TrimPrefix(payload, []byte(" ")))
+		case len(bytes.TrimSpace(line)) == 0:
+			if err := c.flushEvent(st, &event); err != nil {
+				return nil, err
+			}
+		case isFieldLine(line):
+			// comments, event:, id:, retry: carry nothing RAGFlow uses
+		case event != nil:
+			event = appendEventLine(event, line) // pretty-printed JSON
+		default:
+			return nil, badResponse("not an event stream")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, errStreamTooBig) || errors.Is(err, bufio.ErrTooLong) {
+			return nil, badResponse(fmt.Sprintf("stream over %d bytes", c.maxBytes))
+		}
+		return nil, c.transportError(cl.ctx, err)
+	}
+	if err := c.flushEvent(st, &event); err != nil {
+		return nil, err
+	}
+	if !st.done {
+		return nil, badResponse("stream ended before its terminator")
+	}
+	if st.reference == nil {
+		st.reference = []Chunk{}
+	}
+	return &Completion{Answer: st.answer.String(), Reference: st.reference}, nil
+}
+
+// appendEventLine copies line (the scanner reuses its buffer) into the
+// event; an open event is never nil, even when its first line is empty.
+func appendEventLine(event, line []byte) []byte {
+	if event == nil {
+		event = make([]byte, 0, len(line))
+	} else {
+		event = append(event, '\n')
+	}
+	return append(event, line...)
+}
+
+func (c *Client) flushEvent(st *streamState, event *[]byte) error {
+	if len(bytes.TrimSpace(*event)) == 0 || st.done {
+		*event = nil
+		return nil
+	}
+	err := c.handleEvent(st, *event)
+	*event = nil
+	return err
+}
+
+// isFieldLine recognises SSE lines other than data: a comment (":...") or
+// an event, id or retry field.
+func isFieldLine(line []byte) bool {
+	if bytes.HasPrefix(line, []byte(":")) {
+		return true
+	}
+	for _, f := range []string{"event:", "id:", "retry:"} {
+		if bytes.HasPrefix(line, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// handleEvent applies one event: the terminator ends the stream, a code !=
+// 0 or an "**ERROR**" answer fails it, think markers toggle thinking, the
+// final event brings the reference (and, for an empty response, the whole
+// answer again), every other event appends its delta.
+func (c *Client) handleEvent(st *streamState, payload []byte) error {
+	var env envelope
+	if json.Unmarshal(payload, &env) != nil || env.Code == nil {
+		return badResponse("stream event is not an envelope")
+	}
+	if *env.Code != 0 {
+		return &Error{Kind: Rejected, HTTPStatus: 200, Code: *env.Code, Detail: c.backendDetail(env.Message)}
+	}
+	switch data := string(bytes.TrimSpace(env.Data)); {
+	case data == "true":
+		st.done = true
+		return nil
+	case isG1AuthFailure(&env):
+		return &Error{Kind: Rejected, HTTPStatus: 200, Detail: "authentication failed: " + c.backendDetail(env.Message)}
+	case !isJSONObject(env.Data):
+		return badResponse("stream event data is not an answer")
+	}
+	var d completionData
+	if json.Unmarshal(env.Data, &d) != nil {
+		return badResponse("stream event data is malformed")
+	}
+	return c.applyDelta(st, &d)
+}
+
+func (c *Client) applyDelta(st *streamState, d *completionData) error {
+	switch {
+	case d.StartToThink:
+		st.thinking = true
+		return nil
+	case d.EndToThink:
+		st.thinking = false
+		return nil
+	case st.thinking:
+		return nil
+	case isErrorAnswer(d.Answer):
+		return &Error{Kind: Rejected, HTTPStatus: 200, Detail: c.backendDetail(d.Answer)}
+	}
+	ref, err := referenceChunks(d.Reference)
+	if err != nil {
+		return err
+	}
+	if len(ref) > 0 {
+		st.reference = ref
+	}
+	if d.Final {
+		// The final event blanks the answer, except for RAGFlow's empty
+		// response, which it repeats in full (CONTRACT §4.8).
+		if d.Answer != "" {
+			st.answer.Reset()
+			st.answer.WriteString(d.Answer)
+		}
+		return nil
+	}
+	st.answer.WriteString(d.Answer)
+	return nil
+}

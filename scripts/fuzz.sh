@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a short time (default 10s each). The committed
+# seed corpora also run as plain tests under `go test ./...`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzztime="${1:-10s}"
+for pkg in $(go list ./...); do
+	dir=$(go list -f '{{.Dir}}' "$pkg")
+	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+		echo "fuzz $pkg $target ($fuzztime)"
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >/dev/null
+	done
+done

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Smoke test from outside: build the binary as the README says, start it with
+# the repo's Caddyfile, and run the README's curl flows against it. Every
+# wait is bounded; the server is stopped on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GATE="http://127.0.0.1:8080"
+work=$(mktemp -d)
+export WIKIGATE_API_KEYS_FILE="$work/api_keys.json"
+go build -o wikigate ./cmd/wikigate
+./wikigate run --config Caddyfile >"$work/server.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do
+	curl -fsS "$GATE/healthz" >/dev/null 2>&1 && break
+	kill -0 $pid 2>/dev/null || { cat "$work/server.log"; echo "server exited" >&2; exit 1; }
+	sleep 0.1
+done
+fail=0
+# expect NAME STATUS PATTERN -- curl args...
+expect() {
+	local name=$1 want=$2 pattern=$3; shift 4
+	local out status
+	out=$(curl -sS -w '\n%{http_code}' "$@")
+	status=${out##*$'\n'}
+	body=${out%$'\n'*}
+	if [ "$status" != "$want" ] || ! grep -q -- "$pattern" <<<"$body"; then
+		echo "FAIL $name: got $status, want $want matching '$pattern': $body" >&2
+		fail=1
+	else
+		echo "ok   $name ($status)"
+	fi
+}
+TOKEN=$(./wikigate wikigate token --agent kunora-coding-agent 2>/dev/null)
+expect healthz 200 '"revision"' -- "$GATE/healthz"
+expect search 200 'publish/system/components/kunora-kgent/' -- "$GATE/agent/tools/search" \
+	-H "Authorization: Bearer $TOKEN" -d '{"question":"agent memory"}'
+if curl -sS "$GATE/agent/tools/search" -H "Authorization: Bearer $TOKEN" -d '{"question":"agent memory","limit":50}' | grep -q 'kunora-kgent-extras'; then
+	echo "FAIL search leaked the -extras prefix trap" >&2; fail=1
+fi
+expect get_page 200 '"content"' -- "$GATE/agent/tools/get_page" \
+	-H "Authorization: Bearer $TOKEN" -d '{"path":"publish/system/components/kunora-kgent/index.md"}'
+expect forbidden_scope 403 '"forbidden_scope"' -- "$GATE/agent/tools/search" \
+	-H "Authorization: Bearer $TOKEN" -d '{"question":"agent memory","scope":{"projects":["kunora-gateway"]}}'
+expect unauthorized 401 '"unauthorized"' -- "$GATE/agent/tools/search" -d '{"question":"agent memory"}'
+expect invalid_request 400 '"invalid_request"' -- "$GATE/agent/tools/get_page" \
+	-H "Authorization: Bearer $TOKEN" -d '{"path":"publish/../etc/passwd"}'
+KEY=$(./wikigate wikigate key create --agent kunora-coding-agent 2>/dev/null)
+expect api_key 200 '"hits"' -- "$GATE/agent/tools/search" -H "X-Agent-Api-Key: $KEY" -d '{"question":"agent memory"}'
+if grep -q "$KEY" "$WIKIGATE_API_KEYS_FILE"; then echo "FAIL the key store holds the plaintext key" >&2; fail=1; fi
+if grep -q "$TOKEN" "$work/server.log"; then echo "FAIL the server log holds a token" >&2; fail=1; fi
+exit $fail
