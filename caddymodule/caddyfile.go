@@ -50,6 +50,17 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			timeout    <duration>
 //			tenant_key <search key> <search key uid>
 //		}
+//		ragflow {
+//			url                  <url>
+//			api_key              <key>
+//			timeout              <duration>
+//			stream               on|off
+//			page_size            <n>
+//			similarity_threshold <0..1>
+//			high_score           <0..1>
+//			medium_score         <0..1>
+//			empty_response       <text>
+//		}
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
@@ -98,6 +109,9 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, opt string) error {
 	case "meilisearch":
 		h.Meilisearch = new(MeiliConfig)
 		return h.Meilisearch.unmarshal(d)
+	case "ragflow":
+		h.RAGFlow = new(RAGFlowConfig)
+		return h.RAGFlow.unmarshal(d)
 	default:
 		return d.Errf("unrecognized wikigate option %q", opt)
 	}
@@ -203,6 +217,69 @@ func (m *MeiliConfig) unmarshal(d *caddyfile.Dispenser) error {
 			return err
 		}
 	}
+	return nil
+}
+
+func (r *RAGFlowConfig) unmarshal(d *caddyfile.Dispenser) error {
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		var err error
+		switch d.Val() {
+		case "url":
+			err = oneArg(d, &r.URL)
+		case "api_key":
+			err = oneArg(d, &r.APIKey)
+		case "timeout":
+			err = durationArg(d, &r.Timeout)
+		case "stream":
+			err = onOff(d, &r.Stream)
+		case "page_size":
+			err = intArg(d, &r.PageSize, 1, 100)
+		case "similarity_threshold":
+			err = fractionArg(d, &r.SimilarityThreshold)
+		case "high_score":
+			err = fractionArg(d, &r.HighScore)
+		case "medium_score":
+			err = fractionArg(d, &r.MediumScore)
+		case "empty_response":
+			var text string
+			err = oneArg(d, &text)
+			r.EmptyResponses = append(r.EmptyResponses, text)
+		default:
+			return d.Errf("unrecognized ragflow option %q", d.Val())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func intArg(d *caddyfile.Dispenser, dst *int, lo, hi int) error {
+	var v string
+	if err := oneArg(d, &v); err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return d.Errf("want a whole number from %d to %d, not %q", lo, hi, v)
+	}
+	*dst = n
+	return nil
+}
+
+func fractionArg(d *caddyfile.Dispenser, dst *float64) error {
+	var v string
+	if err := oneArg(d, &v); err != nil {
+		return err
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || f > 1 {
+		return d.Errf("want a number from 0 to 1, not %q", v)
+	}
+	*dst = f
 	return nil
 }
 

@@ -7,8 +7,10 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/ragflow"
 )
 
 // JWTConfig configures one token issuer. Secrets may be given as
@@ -48,6 +50,49 @@ type MeiliConfig struct {
 	// the decided scope as well.
 	TenantKey    string `json:"tenant_key,omitempty"`
 	TenantKeyUID string `json:"tenant_key_uid,omitempty"`
+}
+
+// RAGFlowConfig configures the RAGFlow backend and how answers are built.
+type RAGFlowConfig struct {
+	// URL of the RAGFlow server, e.g. http://127.0.0.1:9380.
+	URL string `json:"url,omitempty"`
+	// APIKey is a RAGFlow API key ({env.NAME} recommended).
+	APIKey string `json:"api_key,omitempty"`
+	// Timeout bounds one RAGFlow call. Default 30s.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+	// Stream asks RAGFlow for SSE (its default) rather than one JSON body.
+	// Default true.
+	Stream *bool `json:"stream,omitempty"`
+	// PageSize is how many chunks an answer is built from. Default 8.
+	PageSize int `json:"page_size,omitempty"`
+	// SimilarityThreshold drops weaker chunks. Default RAGFlow's 0.2.
+	SimilarityThreshold float64 `json:"similarity_threshold,omitempty"`
+	// HighScore and MediumScore are the confidence thresholds on the best
+	// cited chunk's score. Defaults 0.5 and 0.3.
+	HighScore   float64 `json:"high_score,omitempty"`
+	MediumScore float64 `json:"medium_score,omitempty"`
+	// EmptyResponses are extra texts meaning "nothing found" (e.g. your
+	// assistants' empty_response); RAGFlow's defaults always count.
+	EmptyResponses []string `json:"empty_responses,omitempty"`
+}
+
+func (r *RAGFlowConfig) clientConfig(repl *caddy.Replacer) ragflow.Config {
+	return ragflow.Config{
+		URL:     repl.ReplaceAll(r.URL, ""),
+		APIKey:  repl.ReplaceAll(r.APIKey, ""),
+		Timeout: time.Duration(r.Timeout),
+	}
+}
+
+func (r *RAGFlowConfig) answerConfig() gateway.AnswerConfig {
+	return gateway.AnswerConfig{
+		Stream:              r.Stream == nil || *r.Stream,
+		PageSize:            r.PageSize,
+		SimilarityThreshold: r.SimilarityThreshold,
+		HighScore:           r.HighScore,
+		MediumScore:         r.MediumScore,
+		EmptyResponses:      r.EmptyResponses,
+	}
 }
 
 func (m *MeiliConfig) clientConfig(repl *caddy.Replacer) meili.Config {

@@ -19,6 +19,7 @@ import (
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/policies"
+	"github.com/wikigate/wikigate/ragflow"
 )
 
 func init() {
@@ -54,6 +55,9 @@ type Handler struct {
 	APIKeysFile string `json:"api_keys_file,omitempty"`
 	// Meilisearch is the page search backend.
 	Meilisearch *MeiliConfig `json:"meilisearch,omitempty"`
+	// RAGFlow is the retrieval and answer backend; without it the answer
+	// routes (ask, /answer/*, get_context) are not served.
+	RAGFlow *RAGFlowConfig `json:"ragflow,omitempty"`
 
 	gw     *gateway.Gateway
 	auth   *identity.Authenticator
@@ -93,18 +97,27 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	h.gw, err = gateway.New(gateway.Config{
+	cfg := gateway.Config{
 		SiteMode:        h.SiteMode,
 		MaxBodyBytes:    h.MaxBodyBytes,
 		DecisionTimeout: time.Duration(h.DecisionTimeout),
 		BackendTimeout:  time.Duration(h.BackendTimeout),
-	}, gateway.Deps{
+	}
+	deps := gateway.Deps{
 		Auth:   h.auth,
 		Policy: engine,
 		Search: search,
 		Audit:  audit.NewLogger(h.logger.Named("audit"), h.LogQuestions),
 		Logger: h.logger,
-	})
+	}
+	if h.RAGFlow != nil {
+		rag, err := ragflow.New(h.RAGFlow.clientConfig(repl))
+		if err != nil {
+			return fmt.Errorf("ragflow: %w", err)
+		}
+		deps.Answers, cfg.Answer = rag, h.RAGFlow.answerConfig()
+	}
+	h.gw, err = gateway.New(cfg, deps)
 	return err
 }
 

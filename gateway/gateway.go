@@ -43,16 +43,18 @@ type Config struct {
 	SiteMode        string        // public-read (default) | authenticated-read
 	MaxBodyBytes    int64         // default protocol.DefaultMaxBodyBytes
 	DecisionTimeout time.Duration // default 1s
-	BackendTimeout  time.Duration // default 10s, per backend call
+	BackendTimeout  time.Duration // default 10s for the backend work of one call
+	Answer          AnswerConfig
 }
 
 // Deps are the collaborators the gateway calls.
 type Deps struct {
-	Auth   Authenticator
-	Policy Decider
-	Search Searcher
-	Audit  *audit.Logger
-	Logger *zap.Logger
+	Auth    Authenticator
+	Policy  Decider
+	Search  Searcher
+	Answers Answerer // RAGFlow; nil leaves the answer routes out
+	Audit   *audit.Logger
+	Logger  *zap.Logger
 }
 
 // Gateway serves the protocol routes.
@@ -80,6 +82,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if cfg.BackendTimeout <= 0 {
 		cfg.BackendTimeout = 10 * time.Second
 	}
+	applyAnswerDefaults(&cfg.Answer)
 	if deps.Logger == nil {
 		deps.Logger = zap.NewNop()
 	}

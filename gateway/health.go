@@ -32,6 +32,9 @@ func (g *Gateway) serveHealth(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	rep := healthReport{Status: "ok", Policy: policyHealth{Revision: g.deps.Policy.Revision()}, Backends: map[string]backendHealth{}}
 	rep.Backends["meilisearch"] = g.probe(ctx, g.deps.Search.Health)
+	if g.deps.Answers != nil {
+		rep.Backends["ragflow"] = g.probe(ctx, g.deps.Answers.Health)
+	}
 	for _, b := range rep.Backends {
 		if !b.Reachable {
 			rep.Status = "degraded"

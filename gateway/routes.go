@@ -31,6 +31,13 @@ func (g *Gateway) routeTable() map[string]route {
 		{endpoint: "/agent/tools/search", tool: "search", action: "read", decode: decodeSearch, run: g.runSearch},
 		{endpoint: "/agent/tools/get_page", tool: "get_page", action: "read", decode: decodeGetPage, run: g.runGetPage},
 	}
+	if g.deps.Answers != nil {
+		rs = append(rs,
+			route{endpoint: "/agent/tools/ask", tool: "ask", action: "read", decode: decodeAsk, run: g.runAsk},
+			route{endpoint: "/answer/ask", tool: "ask", action: "read", answer: true, decode: decodeAsk, run: g.runAsk},
+			route{endpoint: "/agent/tools/get_context", tool: "get_context", action: "read", decode: decodeGetContext, run: g.runGetContext},
+		)
+	}
 	m := make(map[string]route, len(rs))
 	for _, r := range rs {
 		m[r.endpoint] = r

@@ -78,7 +78,11 @@ func (g *Gateway) search(ctx context.Context, c *call, p meili.SearchParams) (*m
 }
 
 func (c *call) audit() protocol.Audit {
-	return protocol.Audit{RequestID: c.reqID, Caller: c.principal.ID, Scope: scope.String(c.decision.Scope)}
+	caller := c.principal.ID
+	if c.principal.Anonymous || caller == "" {
+		caller = "anonymous"
+	}
+	return protocol.Audit{RequestID: c.reqID, Caller: caller, Scope: scope.String(c.decision.Scope)}
 }
 
 func nonNil[T any](s []T) []T {

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"fmt"
+	"net/url"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -54,6 +56,13 @@ func normalizePage(p *protocol.PageRef) error {
 	if p.Path == "" && p.URL == "" {
 		return invalid("page needs a path or a url")
 	}
+	if p.Path == "" {
+		path, err := pagePathFromURL(p.URL)
+		if err != nil {
+			return err
+		}
+		p.Path = path
+	}
 	if p.Path != "" {
 		np, err := scope.NormalizePath("page.path", p.Path)
 		if err != nil {
@@ -61,10 +70,35 @@ func normalizePage(p *protocol.PageRef) error {
 		}
 		p.Path = np
 	}
-	if len(p.URL) > protocol.MaxPathBytes {
-		return invalid("page.url is too long")
-	}
 	return nil
 }
+
+// pagePathFromURL maps a docs-site URL back to the page's repository path,
+// the inverse of how pages are published (samplewiki.pageURL):
+// /system/x/ → publish/system/x/index.md, /system/x/y → publish/system/x/y.md.
+// A leading version segment (/v1.0/...) is dropped: the version comes from
+// the scope.
+func pagePathFromURL(raw string) (string, error) {
+	if len(raw) > protocol.MaxPathBytes {
+		return "", invalid("page.url is too long")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" || !strings.HasPrefix(u.Path, "/") {
+		return "", invalid("page.url must be a URL whose path starts with /")
+	}
+	p := strings.TrimPrefix(u.Path, "/")
+	if first, rest, ok := strings.Cut(p, "/"); ok && versionSegment.MatchString(first) {
+		p = rest
+	}
+	switch {
+	case p == "" || strings.HasSuffix(p, "/"):
+		p += "index.md"
+	case !strings.HasSuffix(p, ".md"):
+		p += ".md"
+	}
+	return scope.NormalizePath("page.url", "publish/"+p)
+}
+
+var versionSegment = regexp.MustCompile(`^v[0-9]+(\.[0-9]+)*$`)
 
 func invalid(msg string) error { return protocol.NewError(protocol.CodeInvalidRequest, msg) }

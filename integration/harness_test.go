@@ -48,6 +48,7 @@ type gate struct {
 type gateOptions struct {
 	policyDir    string // default ../rego
 	meiliURL     string // default: the development Meilisearch
+	ragflowURL   string // default: the development RAGFlow
 	extraOptions string // extra wikigate directive lines
 }
 
@@ -68,8 +69,12 @@ func startGate(t *testing.T, o gateOptions) *gate {
 	if upstream == "" {
 		upstream = g.meiliURL
 	}
+	ragUpstream := o.ragflowURL
+	if ragUpstream == "" {
+		ragUpstream = g.ragURL
+	}
 	cfg := fmt.Sprintf(caddyfileTemplate, gatePort, g.policyDir, g.keysFile, jwtSecret, jwtSecret,
-		upstream, meiliKey, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
+		upstream, meiliKey, ragUpstream, ragflowKey, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
 	loadCaddyfile(t, cfg)
 	waitReady(t, g.url+"/healthz")
 	return g
@@ -103,6 +108,11 @@ http://:%d {
 			url %s
 			api_key %s
 			timeout 2s
+		}
+		ragflow {
+			url %s
+			api_key %s
+			timeout 3s
 		}
 		%s
 	}

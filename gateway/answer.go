@@ -1,0 +1,131 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/wikigate/wikigate/dedupe"
+	"github.com/wikigate/wikigate/normalizer"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/ragflow"
+)
+
+// Answerer is the RAGFlow client (ragflow.Client).
+type Answerer interface {
+	Retrieve(ctx context.Context, p ragflow.RetrieveParams) (*ragflow.Retrieval, error)
+	Complete(ctx context.Context, msgs []ragflow.Message, stream bool) (*ragflow.Completion, error)
+	Health(ctx context.Context) error
+}
+
+// AnswerConfig tunes retrieve-then-generate; zero values take the defaults.
+type AnswerConfig struct {
+	Stream              bool     // ask RAGFlow for SSE (its default) instead of one JSON body
+	PageSize            int      // chunks retrieved for an answer; default 8
+	ContextPageSize     int      // chunks retrieved for get_context; default 30
+	SimilarityThreshold float64  // default: RAGFlow's 0.2
+	HighScore           float64  // confidence thresholds; normalizer defaults
+	MediumScore         float64  //
+	EmptyResponses      []string // extra "nothing found" texts of the deployment
+}
+
+func applyAnswerDefaults(a *AnswerConfig) {
+	if a.PageSize <= 0 {
+		a.PageSize = 8
+	}
+	if a.ContextPageSize <= 0 {
+		a.ContextPageSize = 30
+	}
+}
+
+// answerTurn is one question to answer inside the decided scope.
+type answerTurn struct {
+	question         string
+	retrievalQuery   string            // the question, or a condensed follow-up
+	history          []ragflow.Message // prior turns, for generation
+	requireCitations bool
+}
+
+// answer is retrieve-then-generate (DESIGN §6): retrieval with exactly the
+// decided datasets and paths, the response-side scope check, generation
+// from the in-scope chunks only, and normalization into an AnswerResult
+// that cites or honestly says there is no answer.
+func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.AnswerResult, error) {
+	eff := c.decision.Scope
+	chunks, err := g.retrieve(ctx, c, t.retrievalQuery, g.cfg.Answer.PageSize)
+	if err != nil {
+		return protocol.AnswerResult{}, err
+	}
+	kept, dropped := normalizer.InScope(chunks, eff)
+	c.rec.Dropped += dropped
+	text := ""
+	if len(kept) > 0 {
+		comp, err := g.complete(ctx, c, ragflow.BuildPrompt(t.question, kept, t.history))
+		if err != nil {
+			return protocol.AnswerResult{}, err
+		}
+		text = comp.Answer
+	}
+	res, stats := normalizer.Answer(text, kept, eff, normalizer.AnswerOptions{
+		RequireCitations: t.requireCitations,
+		EmptyResponses:   g.cfg.Answer.EmptyResponses,
+		HighScore:        g.cfg.Answer.HighScore,
+		MediumScore:      g.cfg.Answer.MediumScore,
+		DedupeKey:        dedupe.Key(protocol.EventNoAnswer, t.question, eff, nil),
+		WriteTools:       c.decision.WriteTools,
+	})
+	res.Audit = c.audit()
+	c.rec.Citations += stats.Citations
+	c.rec.Result = "answered"
+	if stats.NoAnswer {
+		c.rec.Result = "no_answer"
+	}
+	return res, nil
+}
+
+// retrieve asks RAGFlow for chunks of the decided datasets under the decided
+// paths. An empty dataset list never reaches RAGFlow (it means "all").
+func (g *Gateway) retrieve(ctx context.Context, c *call, query string, pageSize int) ([]ragflow.Chunk, error) {
+	ids := make([]string, 0, len(c.decision.Datasets))
+	for _, d := range c.decision.Datasets {
+		ids = append(ids, d.ID)
+	}
+	if len(ids) == 0 || len(c.decision.Scope.Paths) == 0 {
+		return nil, protocol.NewError(protocol.CodeDatasetNotAllowed, "no dataset is allowed for this scope")
+	}
+	start := g.now()
+	r, err := g.deps.Answers.Retrieve(ctx, ragflow.RetrieveParams{
+		Question:            query,
+		DatasetIDs:          ids,
+		Condition:           ragflow.PathCondition(c.decision.Scope.Paths),
+		PageSize:            pageSize,
+		SimilarityThreshold: g.cfg.Answer.SimilarityThreshold,
+	})
+	if err != nil {
+		return nil, g.ragflowFailure(c, "ragflow.retrieval", start, err)
+	}
+	c.rec.AddBackend("ragflow.retrieval", 200, g.now().Sub(start), nil)
+	return r.Chunks, nil
+}
+
+func (g *Gateway) complete(ctx context.Context, c *call, msgs []ragflow.Message) (*ragflow.Completion, error) {
+	start := g.now()
+	comp, err := g.deps.Answers.Complete(ctx, msgs, g.cfg.Answer.Stream)
+	if err != nil {
+		return nil, g.ragflowFailure(c, "ragflow.completion", start, err)
+	}
+	c.rec.AddBackend("ragflow.completion", 200, g.now().Sub(start), nil)
+	return comp, nil
+}
+
+// ragflowFailure records the failed call and maps it to ragflow_unavailable
+// (503, or 502 when RAGFlow answered garbage). A failure never becomes an
+// answer.
+func (g *Gateway) ragflowFailure(c *call, name string, start time.Time, err error) error {
+	var re *ragflow.Error
+	if !errors.As(err, &re) {
+		re = &ragflow.Error{Kind: ragflow.Unreachable, Detail: err.Error()}
+	}
+	c.rec.AddBackend(name, re.HTTPStatus, g.now().Sub(start), re)
+	return re.ProtocolError()
+}

@@ -1,0 +1,60 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"sync"
+)
+
+// Store keeps sessions. It is small on purpose so a shared store (Redis)
+// can replace the embedded one when wikigate runs as several processes.
+type Store interface {
+	// Create stores a new session.
+	Create(ctx context.Context, s *Session) error
+	// Get returns a copy of the session or ErrNotFound. It does not check
+	// expiry (the caller does, through Authorize); an expired session stays
+	// readable for a grace period so its owner is told "expired", not
+	// "not found".
+	Get(ctx context.Context, id string) (*Session, error)
+	// Update runs fn on the stored session and stores the result unless fn
+	// fails. Updates of one session are serialized, so no turn is lost to
+	// concurrent follow-ups.
+	Update(ctx context.Context, id string, fn func(*Session) error) error
+	// Close releases the store.
+	Close() error
+}
+
+// ErrClosed is returned by a store used after Close.
+var ErrClosed = errors.New("session store closed")
+
+// errSessionExists guards against overwriting a live session; with
+// 128-bit random ids it means a bug, not bad luck.
+var errSessionExists = errors.New("session id already exists")
+
+// stripes serializes read-modify-write per session id without one lock per
+// session: ids hash onto a fixed set of mutexes.
+type stripes [256]sync.Mutex
+
+func (s *stripes) lock(id string) func() {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	m := &s[h.Sum32()%uint32(len(s))]
+	m.Lock()
+	return m.Unlock
+}
+
+// validID reports whether id looks like one New mints (32 lowercase hex
+// digits), so arbitrary path input never reaches the cache.
+func validID(id string) bool {
+	if len(id) != 2*idBytes {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
