@@ -1,0 +1,87 @@
+package caddymodule
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddytest"
+)
+
+// TestCaddyfileAdapt checks each testdata/caddyfile_adapt/*.caddyfiletest:
+// the Caddyfile above the ---------- line adapts to the JSON below it, so
+// every directive option maps onto its JSON field.
+func TestCaddyfileAdapt(t *testing.T) {
+	files, err := filepath.Glob("testdata/caddyfile_adapt/*.caddyfiletest")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no adapt goldens: %v", err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, want, ok := strings.Cut(string(raw), "----------")
+		if !ok {
+			t.Fatalf("%s has no ---------- separator", f)
+		}
+		if !caddytest.CompareAdapt(t, f, in, "caddyfile", strings.TrimSpace(want)) {
+			t.Errorf("%s: adapted JSON differs", f)
+		}
+	}
+}
+
+func TestUnmarshalCaddyfileErrors(t *testing.T) {
+	cases := map[string]string{
+		"unknown option":       "wikigate {\n bogus 1\n}",
+		"duplicate option":     "wikigate {\n policy_dir a\n policy_dir b\n}",
+		"inline argument":      "wikigate extra",
+		"watch not on/off":     "wikigate {\n watch_policy maybe\n}",
+		"bad duration":         "wikigate {\n decision_timeout soon\n}",
+		"bad size":             "wikigate {\n max_body_size -3\n}",
+		"roles claim on agent": "wikigate {\n agent_jwt {\n roles_claim r\n }\n}",
+		"duplicate kid":        "wikigate {\n agent_jwt {\n hmac_secret k a\n hmac_secret k b\n }\n}",
+		"tenant key one arg":   "wikigate {\n meilisearch {\n tenant_key k\n }\n}",
+		"page size too big":    "wikigate {\n ragflow {\n page_size 1000\n }\n}",
+		"score over one":       "wikigate {\n ragflow {\n high_score 2\n }\n}",
+	}
+	for name, input := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := new(Handler).UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
+			if err == nil {
+				t.Fatalf("accepted %q", input)
+			}
+			if !strings.Contains(err.Error(), "Testfile:") {
+				t.Fatalf("error %q does not say where", err)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := (&Handler{SiteMode: "open"}).Validate(); err == nil {
+		t.Fatal("an unknown site mode must not validate")
+	}
+	if err := (&Handler{}).Validate(); err == nil || !strings.Contains(err.Error(), "agent credential") {
+		t.Fatalf("a gate without agent credentials: %v", err)
+	}
+	if err := (&Handler{APIKeysFile: "k.json"}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzUnmarshalCaddyfile: the directive parser never panics.
+func FuzzUnmarshalCaddyfile(f *testing.F) {
+	for _, s := range []string{
+		"wikigate {\n site_mode public-read\n agent_jwt {\n issuer i\n audience a\n hmac_secret s\n }\n}",
+		"wikigate {\n meilisearch {\n url http://x\n tenant_key a b\n }\n ragflow {\n page_size 3\n }\n}",
+		"wikigate {\n max_body_size 1MiB\n}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		_ = new(Handler).UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
+	})
+}
