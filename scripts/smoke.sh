@@ -45,6 +45,19 @@ expect forbidden_scope 403 '"forbidden_scope"' -- "$GATE/agent/tools/search" \
 expect unauthorized 401 '"unauthorized"' -- "$GATE/agent/tools/search" -d '{"question":"agent memory"}'
 expect invalid_request 400 '"invalid_request"' -- "$GATE/agent/tools/get_page" \
 	-H "Authorization: Bearer $TOKEN" -d '{"path":"publish/../etc/passwd"}'
+expect human_ask 200 '"citations":\[{' -- "$GATE/answer/ask" \
+	-d '{"question":"How do I configure agent memory?","page":{"url":"/system/components/kunora-kgent/"}}'
+expect agent_ask 200 '"chunkId"' -- "$GATE/agent/tools/ask" \
+	-H "Authorization: Bearer $TOKEN" -d '{"question":"How do I use Redis as the agent memory store?"}'
+expect no_answer 200 '"noAnswerReason":{"code":"no_answer"' -- "$GATE/agent/tools/ask" \
+	-H "Authorization: Bearer $TOKEN" -d '{"question":"What is the payroll schedule for contractors?"}'
+expect get_context 200 '"tokenEstimate"' -- "$GATE/agent/tools/get_context" \
+	-H "Authorization: Bearer $TOKEN" -d '{"question":"agent memory configuration","maxTokens":1500}'
+HUMAN=$(./wikigate wikigate token --human alice --role wiki-maintainer 2>/dev/null)
+expect maintainer_working_docs 200 '"audit"' -- "$GATE/answer/ask" -H "Authorization: Bearer $HUMAN" \
+	-d '{"question":"What is planned for agent memory v2?","scope":{"projects":["kunora-kgent"],"includeWorkingDocs":true}}'
+expect anonymous_working_docs 403 '"forbidden_scope"' -- "$GATE/answer/ask" \
+	-d '{"question":"What is planned for agent memory v2?","scope":{"includeWorkingDocs":true}}'
 KEY=$(./wikigate wikigate key create --agent kunora-coding-agent 2>/dev/null)
 expect api_key 200 '"hits"' -- "$GATE/agent/tools/search" -H "X-Agent-Api-Key: $KEY" -d '{"question":"agent memory"}'
 if grep -q "$KEY" "$WIKIGATE_API_KEYS_FILE"; then echo "FAIL the key store holds the plaintext key" >&2; fail=1; fi
