@@ -61,6 +61,21 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			medium_score         <0..1>
 //			empty_response       <text>
 //		}
+//		sessions {
+//			ttl                <duration>
+//			max_turns          <n>
+//			max_context_tokens <n>
+//			max_memory         <bytes>[KiB|MiB]
+//		}
+//		feedback {
+//			path <bbolt file>
+//			github {
+//				repo    <owner/name>
+//				token   <token>
+//				api_url <url>
+//				labels  <label...>
+//			}
+//		}
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
@@ -112,6 +127,12 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, opt string) error {
 	case "ragflow":
 		h.RAGFlow = new(RAGFlowConfig)
 		return h.RAGFlow.unmarshal(d)
+	case "sessions":
+		h.Sessions = new(SessionsConfig)
+		return h.Sessions.unmarshal(d)
+	case "feedback":
+		h.Feedback = new(FeedbackConfig)
+		return h.Feedback.unmarshal(d)
 	default:
 		return d.Errf("unrecognized wikigate option %q", opt)
 	}
@@ -249,6 +270,80 @@ func (r *RAGFlowConfig) unmarshal(d *caddyfile.Dispenser) error {
 			r.EmptyResponses = append(r.EmptyResponses, text)
 		default:
 			return d.Errf("unrecognized ragflow option %q", d.Val())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *SessionsConfig) unmarshal(d *caddyfile.Dispenser) error {
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		var err error
+		switch d.Val() {
+		case "ttl":
+			err = durationArg(d, &c.TTL)
+		case "max_turns":
+			err = intArg(d, &c.MaxTurns, 1, 100)
+		case "max_context_tokens":
+			err = intArg(d, &c.MaxContextTokens, 500, 200000)
+		case "max_memory":
+			var n int64
+			err = sizeArg(d, &n)
+			c.MaxMemoryBytes = int(n)
+		default:
+			return d.Errf("unrecognized sessions option %q", d.Val())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *FeedbackConfig) unmarshal(d *caddyfile.Dispenser) error {
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		var err error
+		switch d.Val() {
+		case "path":
+			err = oneArg(d, &c.Path)
+		case "github":
+			c.GitHub = new(GitHubConfig)
+			err = c.GitHub.unmarshal(d)
+		default:
+			return d.Errf("unrecognized feedback option %q", d.Val())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *GitHubConfig) unmarshal(d *caddyfile.Dispenser) error {
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		var err error
+		switch d.Val() {
+		case "repo":
+			err = oneArg(d, &g.Repo)
+		case "token":
+			err = oneArg(d, &g.Token)
+		case "api_url":
+			err = oneArg(d, &g.APIURL)
+		case "labels":
+			err = manyArgs(d, &g.Labels)
+		default:
+			return d.Errf("unrecognized github option %q", d.Val())
 		}
 		if err != nil {
 			return err

@@ -58,11 +58,17 @@ type Handler struct {
 	// RAGFlow is the retrieval and answer backend; without it the answer
 	// routes (ask, /answer/*, get_context) are not served.
 	RAGFlow *RAGFlowConfig `json:"ragflow,omitempty"`
+	// Sessions configures AnswerSessions (/answer/sessions); they need RAGFlow.
+	Sessions *SessionsConfig `json:"sessions,omitempty"`
+	// Feedback configures create_feedback and create_improvement_task;
+	// without it those tools are not served.
+	Feedback *FeedbackConfig `json:"feedback,omitempty"`
 
-	gw     *gateway.Gateway
-	auth   *identity.Authenticator
-	policy *policies.Engine
-	logger *zap.Logger
+	gw       *gateway.Gateway
+	auth     *identity.Authenticator
+	policy   *policies.Engine
+	logger   *zap.Logger
+	poolKeys []string // stores taken from the usage pool, released in Cleanup
 }
 
 // CaddyModule returns the Caddy module information.
@@ -117,8 +123,35 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		deps.Answers, cfg.Answer = rag, h.RAGFlow.answerConfig()
 	}
+	if err := h.provisionStores(repl, &cfg, &deps); err != nil {
+		return err
+	}
 	h.gw, err = gateway.New(cfg, deps)
 	return err
+}
+
+// provisionStores opens the session and feedback stores (shared across
+// config reloads through the usage pool).
+func (h *Handler) provisionStores(repl *caddy.Replacer, cfg *gateway.Config, deps *gateway.Deps) error {
+	if h.Sessions == nil {
+		h.Sessions = new(SessionsConfig)
+	}
+	store, key, err := h.Sessions.loadSessions()
+	if err != nil {
+		return err
+	}
+	h.poolKeys = append(h.poolKeys, key)
+	deps.Sessions, cfg.SessionTTL, cfg.SessionLimits = store, store.TTL(), h.Sessions.limits()
+	if h.Feedback == nil {
+		return nil
+	}
+	fb, key, err := h.Feedback.loadFeedback(repl, h.logger.Named("feedback"))
+	if err != nil {
+		return err
+	}
+	h.poolKeys = append(h.poolKeys, key)
+	deps.Feedback = fb
+	return nil
 }
 
 // watchPolicy runs until this config is unloaded (ctx is done).
@@ -154,6 +187,9 @@ func (h *Handler) Validate() error {
 
 // Cleanup releases what Provision built, even after a partial Provision.
 func (h *Handler) Cleanup() error {
+	for _, key := range h.poolKeys {
+		_, _ = stores.Delete(key)
+	}
 	if h.auth != nil {
 		return h.auth.Close()
 	}

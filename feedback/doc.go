@@ -1,5 +1,30 @@
 // Package feedback stores feedback records and improvement tasks durably,
-// idempotently and de-duplicated (protocol §8.1).
+// idempotently and de-duplicated (protocol §8.1, DESIGN §8), and can mirror
+// them to GitHub Issues.
+//
+// Why each property:
+//   - Durable: a knowledge gap reported today must still be there after a
+//     restart, so records live in a bbolt file, one writer process at a time
+//     (the file lock makes a second process fail fast instead of corrupting).
+//   - De-duplicated: the same gap reported by many callers is one record with
+//     a count, each caller's type and time kept, keyed by dedupe.Key, which
+//     holds no plaintext. create_feedback and create_improvement_task are
+//     separate record spaces. A closed record stays closed: the next
+//     occurrence opens a new one.
+//   - Idempotent: a client retrying with the same idempotency key gets the
+//     first response byte for byte and creates nothing; the same key with a
+//     different body is refused. Keys are scoped to caller and tool and
+//     expire (24h by default).
+//
+// All of it happens in one bbolt read-write transaction per submission;
+// bbolt runs one writer at a time, so concurrent identical submissions
+// merge into one record instead of racing.
+//
+// The optional Sink (GitHubSink) is an outbox: a submission commits locally
+// first with its occurrence pending, then the sink is called outside the
+// transaction. A sink that is down never fails or loses a submission; the
+// occurrence stays pending until Submit or SyncPending gets it through. The
+// issue number is stored in the record, so a restart never opens a second
+// issue for the same open record; an issue closed on GitHub closes the
+// record and the next occurrence gets a new record and a new issue.
 package feedback
-
-import _ "go.etcd.io/bbolt" // durable embedded store

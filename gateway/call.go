@@ -8,27 +8,31 @@ import (
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/sessions"
 )
 
 // call is one request on its way through the pipeline.
 type call struct {
 	reqID     string
+	pathID    string // the {sessionId} of /answer/sessions/{sessionId}/turns
 	principal identity.Principal
 	req       request
 	decision  policies.Decision
 	rec       *audit.Record
+	session   *sessions.Session // set by a session route's bind
 }
 
 // serveCall runs the checks in the protocol's order (§6.2): method, body
 // size, credential, request schema, policy (tool, scope, dataset, write),
 // then the tool. The first failure answers; a denied call never reaches a
 // backend. Exactly one audit record is written, whatever happens.
-func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID string, rt route) {
+func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := audit.New(reqID, rt.endpoint, g.now())
 	rec.Tool = rt.tool
+	rec.SessionID = pathID
 	defer g.deps.Audit.Write(rec)
 
-	c, err := g.admit(r, reqID, rt, rec)
+	c, err := g.admit(r, reqID, pathID, rt, rec)
 	if err == nil {
 		var out any
 		if out, err = g.runTool(r.Context(), rt, c); err == nil {
@@ -36,7 +40,7 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID string
 			if rec.Result == "" {
 				rec.Result = "ok"
 			}
-			writeJSON(w, http.StatusOK, out)
+			writeOK(w, out)
 			return
 		}
 	}
@@ -49,7 +53,7 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID string
 }
 
 // admit performs every check before the tool runs and returns the call.
-func (g *Gateway) admit(r *http.Request, reqID string, rt route, rec *audit.Record) (*call, error) {
+func (g *Gateway) admit(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (*call, error) {
 	if r.Method != http.MethodPost {
 		return nil, protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts POST only")
 	}
@@ -69,7 +73,12 @@ func (g *Gateway) admit(r *http.Request, reqID string, rt route, rec *audit.Reco
 	if err := checkRequest(req, p, rec); err != nil {
 		return nil, err
 	}
-	c := &call{reqID: reqID, principal: p, req: req, rec: rec}
+	c := &call{reqID: reqID, pathID: pathID, principal: p, req: req, rec: rec}
+	if rt.bind != nil {
+		if err := rt.bind(r.Context(), r, c); err != nil {
+			return nil, err
+		}
+	}
 	if err := g.decide(r.Context(), rt, c); err != nil {
 		return nil, err
 	}
@@ -115,6 +124,9 @@ func (g *Gateway) decide(ctx context.Context, rt route, c *call) error {
 		Scope:    std.Scope,
 		Pages:    c.req.pages(),
 		Page:     std.Page,
+	}
+	if c.session != nil {
+		in.Session = &policies.SessionInput{Scope: c.session.Scope}
 	}
 	d, err := g.deps.Policy.Decide(ctx, in)
 	if err != nil {

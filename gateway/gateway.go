@@ -14,10 +14,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/feedback"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/sessions"
 )
 
 // Authenticator verifies the caller's credential (identity.Authenticator).
@@ -45,6 +47,8 @@ type Config struct {
 	DecisionTimeout time.Duration // default 1s
 	BackendTimeout  time.Duration // default 10s for the backend work of one call
 	Answer          AnswerConfig
+	SessionTTL      time.Duration   // default 30m
+	SessionLimits   sessions.Limits // defaults 8 turns, 12000 tokens
 }
 
 // Deps are the collaborators the gateway calls.
@@ -53,8 +57,13 @@ type Deps struct {
 	Policy  Decider
 	Search  Searcher
 	Answers Answerer // RAGFlow; nil leaves the answer routes out
-	Audit   *audit.Logger
-	Logger  *zap.Logger
+	// Sessions stores AnswerSessions; nil leaves the session routes out.
+	Sessions sessions.Store
+	// Feedback stores feedback and improvement tasks; nil leaves the
+	// write tools out.
+	Feedback *feedback.Store
+	Audit    *audit.Logger
+	Logger   *zap.Logger
 }
 
 // Gateway serves the protocol routes.
@@ -83,6 +92,9 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		cfg.BackendTimeout = 10 * time.Second
 	}
 	applyAnswerDefaults(&cfg.Answer)
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = 30 * time.Minute
+	}
 	if deps.Logger == nil {
 		deps.Logger = zap.NewNop()
 	}
@@ -103,10 +115,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.serveHealth(w, r)
 		return
 	}
-	rt, ok := g.routes[r.URL.Path]
+	rt, pathID, ok := g.match(r.URL.Path)
 	if !ok {
 		writeError(w, reqID, protocol.NewError(protocol.CodeNotFound, "no such route: see the protocol's /answer/* and /agent/tools/* routes"))
 		return
 	}
-	g.serveCall(w, r, reqID, rt)
+	g.serveCall(w, r, reqID, pathID, rt)
 }

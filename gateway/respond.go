@@ -34,6 +34,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// writeOK writes a tool's result: JSON, or bytes a handler rendered itself
+// (an idempotent replay must be byte-identical to the first response).
+func writeOK(w http.ResponseWriter, out any) {
+	raw, ok := out.(rawJSON)
+	if !ok {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(raw)
+}
+
+// rawJSON is a response body already rendered by its handler.
+type rawJSON []byte
+
 // writeError writes the protocol's error envelope.
 func writeError(w http.ResponseWriter, reqID string, e *protocol.Error) {
 	if e.Code == protocol.CodeMethodNotAllowed {

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"net/http"
+	"strings"
 
 	"github.com/wikigate/wikigate/protocol"
 )
@@ -14,7 +16,12 @@ type route struct {
 	action   string // read | write
 	answer   bool   // /answer/* routes: humans (anonymous or SSO) and agents
 	decode   func(body []byte) (request, error)
-	run      func(ctx context.Context, c *call) (any, error)
+	// bind, when set, runs after the request is validated and before the
+	// policy decides: session turns load and authorize their session here.
+	bind func(ctx context.Context, r *http.Request, c *call) error
+	run  func(ctx context.Context, c *call) (any, error)
+	// raw marks handlers that return the response bytes themselves
+	// (idempotent replays must be byte-identical).
 }
 
 // request is what every decoded body offers the shared pipeline.
@@ -38,9 +45,42 @@ func (g *Gateway) routeTable() map[string]route {
 			route{endpoint: "/agent/tools/get_context", tool: "get_context", action: "read", decode: decodeGetContext, run: g.runGetContext},
 		)
 	}
+	if g.deps.Answers != nil && g.deps.Sessions != nil {
+		rs = append(rs,
+			route{endpoint: "/answer/sessions", tool: "ask", action: "read", answer: true, decode: decodeSessionCreate, run: g.runSessionCreate},
+			route{endpoint: sessionTurnsPattern, tool: "ask", action: "read", answer: true, decode: decodeAsk, bind: g.bindSession, run: g.runSessionTurn},
+		)
+	}
+	if g.deps.Feedback != nil {
+		rs = append(rs,
+			route{endpoint: "/agent/tools/create_feedback", tool: "create_feedback", action: "write", decode: decodeFeedback, run: g.runFeedback},
+			route{endpoint: "/agent/tools/create_improvement_task", tool: "create_improvement_task", action: "write", decode: decodeFeedback, run: g.runFeedback},
+		)
+	}
 	m := make(map[string]route, len(rs))
 	for _, r := range rs {
 		m[r.endpoint] = r
 	}
 	return m
+}
+
+// sessionTurnsPattern is the one route with a path parameter.
+const sessionTurnsPattern = "/answer/sessions/{sessionId}/turns"
+
+// match finds the route of a path; for the session turn route it also
+// returns the session id (validated later, with the session token).
+func (g *Gateway) match(path string) (route, string, bool) {
+	if rt, ok := g.routes[path]; ok && rt.endpoint != sessionTurnsPattern {
+		return rt, "", true
+	}
+	rest, ok := strings.CutPrefix(path, "/answer/sessions/")
+	if !ok {
+		return route{}, "", false
+	}
+	id, ok := strings.CutSuffix(rest, "/turns")
+	rt, known := g.routes[sessionTurnsPattern]
+	if !ok || !known || id == "" || strings.Contains(id, "/") {
+		return route{}, "", false
+	}
+	return rt, id, true
 }

@@ -82,7 +82,7 @@ func (c *call) audit() protocol.Audit {
 	if c.principal.Anonymous || caller == "" {
 		caller = "anonymous"
 	}
-	return protocol.Audit{RequestID: c.reqID, Caller: caller, Scope: scope.String(c.decision.Scope)}
+	return protocol.Audit{RequestID: c.reqID, Caller: caller, Scope: scope.String(c.decision.Scope), SessionID: c.rec.SessionID}
 }
 
 func nonNil[T any](s []T) []T {

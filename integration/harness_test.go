@@ -35,13 +35,14 @@ const (
 
 // gate is a running Caddy with the gate and the development backends.
 type gate struct {
-	t         *testing.T
-	url       string // the gate
-	meiliURL  string // development Meilisearch
-	ragURL    string // development RAGFlow
-	keysFile  string
-	policyDir string
-	client    *http.Client
+	t            *testing.T
+	url          string // the gate
+	meiliURL     string // development Meilisearch
+	ragURL       string // development RAGFlow
+	keysFile     string
+	feedbackPath string
+	policyDir    string
+	client       *http.Client
 }
 
 // gateOptions vary the configuration per test.
@@ -50,6 +51,7 @@ type gateOptions struct {
 	meiliURL     string // default: the development Meilisearch
 	ragflowURL   string // default: the development RAGFlow
 	extraOptions string // extra wikigate directive lines
+	feedbackPath string // default: a fresh file per test
 }
 
 // startGate loads a configuration shaped like the repo's Caddyfile and stops
@@ -57,6 +59,10 @@ type gateOptions struct {
 func startGate(t *testing.T, o gateOptions) *gate {
 	t.Helper()
 	g := &gate{t: t, keysFile: filepath.Join(t.TempDir(), "api_keys.json"), client: &http.Client{Timeout: 15 * time.Second}}
+	g.feedbackPath = o.feedbackPath
+	if g.feedbackPath == "" {
+		g.feedbackPath = filepath.Join(t.TempDir(), "feedback.db")
+	}
 	gatePort, meiliPort, ragPort := freePort(t), freePort(t), freePort(t)
 	g.url = fmt.Sprintf("http://127.0.0.1:%d", gatePort)
 	g.meiliURL = fmt.Sprintf("http://127.0.0.1:%d", meiliPort)
@@ -74,7 +80,7 @@ func startGate(t *testing.T, o gateOptions) *gate {
 		ragUpstream = g.ragURL
 	}
 	cfg := fmt.Sprintf(caddyfileTemplate, gatePort, g.policyDir, g.keysFile, jwtSecret, jwtSecret,
-		upstream, meiliKey, ragUpstream, ragflowKey, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
+		upstream, meiliKey, ragUpstream, ragflowKey, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
 	loadCaddyfile(t, cfg)
 	waitReady(t, g.url+"/healthz")
 	return g
@@ -113,6 +119,9 @@ http://:%d {
 			url %s
 			api_key %s
 			timeout 3s
+		}
+		feedback {
+			path %s
 		}
 		%s
 	}

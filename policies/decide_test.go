@@ -189,14 +189,3 @@ func TestDecideDatasetNotAllowed(t *testing.T) {
 	}
 	checkDenied(t, d, protocol.CodeDatasetNotAllowed)
 }
-
-func BenchmarkDecide(b *testing.B) {
-	engine := newEngine(b, defaultPolicyDir)
-	in := agentCall("docs-maintainer-agent", "ask", scope(nil, []string{kgent + "/guides"}, ""))
-	for b.Loop() {
-		d, err := engine.Decide(b.Context(), in)
-		if err != nil || !d.Allow {
-			b.Fatalf("Decide = %+v, %v", d, err)
-		}
-	}
-}

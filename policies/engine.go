@@ -30,6 +30,9 @@ type Options struct {
 	Dir    string      // directory holding *.rego and data.json / data.yaml (recursive); *_test.rego excluded
 	Query  string      // default DefaultQuery
 	Logger *zap.Logger // nil → zap.NewNop()
+	// CacheSize bounds the decision cache in bytes: 0 = DefaultCacheSize,
+	// negative disables the cache (every call evaluates the policy).
+	CacheSize int
 }
 
 // Engine decides calls with the currently loaded policy. It is safe for

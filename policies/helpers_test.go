@@ -78,7 +78,7 @@ func datasetIDs(d policies.Decision) []string {
 }
 
 // copyPolicyDir copies the shipped policy into a temp dir the test may edit.
-func copyPolicyDir(t *testing.T) string {
+func copyPolicyDir(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	entries, err := os.ReadDir(defaultPolicyDir)
@@ -98,7 +98,7 @@ func copyPolicyDir(t *testing.T) string {
 	return dir
 }
 
-func writeFile(t *testing.T, dir, name, content string) {
+func writeFile(t testing.TB, dir, name, content string) {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -111,7 +111,7 @@ func writeFile(t *testing.T, dir, name, content string) {
 
 // editData rewrites dir/data.json through edit, as a security engineer
 // editing the grants would.
-func editData(t *testing.T, dir string, edit func(data map[string]any)) {
+func editData(t testing.TB, dir string, edit func(data map[string]any)) {
 	t.Helper()
 	path := filepath.Join(dir, "data.json")
 	raw, err := os.ReadFile(path)

@@ -6,6 +6,7 @@ type Audit struct {
 	RequestID string `json:"requestId"`
 	Caller    string `json:"caller"`
 	Scope     string `json:"scope"`
+	SessionID string `json:"sessionId,omitempty"`
 }
 
 // SearchHit is one page hit of the search tool.

@@ -49,6 +49,7 @@ type MemoryConfig struct {
 type MemoryStore struct {
 	cache     *bigcache.BigCache
 	cfg       MemoryConfig
+	maxEntry  int
 	locks     stripes
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -73,7 +74,7 @@ func NewMemoryStore(cfg MemoryConfig) (*MemoryStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	return &MemoryStore{cache: cache, cfg: cfg}, nil
+	return &MemoryStore{cache: cache, cfg: cfg, maxEntry: cfg.shardBytes() / 4}, nil
 }
 
 func (c MemoryConfig) withDefaults() (MemoryConfig, error) {
@@ -102,10 +103,16 @@ func (c MemoryConfig) withDefaults() (MemoryConfig, error) {
 	if c.Shards&(c.Shards-1) != 0 {
 		return c, errors.New("session store: shards must be a power of two")
 	}
-	if (c.MaxBytes/mib)*mib/c.Shards < minShardBytes {
+	if c.shardBytes() < minShardBytes {
 		return c, errors.New("session store: too many shards for max bytes (each needs 1 MiB)")
 	}
 	return c, nil
+}
+
+// shardBytes is the memory of one bigcache shard (HardMaxCacheSize is in
+// whole MiB).
+func (c MemoryConfig) shardBytes() int {
+	return (c.MaxBytes / mib) * mib / c.Shards
 }
 
 // TTL is the session lifetime the store is sized for; pass it to New.
@@ -206,6 +213,12 @@ func (m *MemoryStore) put(s *Session) error {
 	data, err := encodeSession(s)
 	if err != nil {
 		return err
+	}
+	// bigcache evicts a whole shard trying to fit an entry that cannot fit,
+	// and may do so for entries above a quarter of a shard while its buffer
+	// is still growing; refuse those instead.
+	if len(data) > m.maxEntry {
+		return fmt.Errorf("session store: session of %d bytes exceeds the %d byte limit", len(data), m.maxEntry)
 	}
 	if err := m.cache.Set(s.ID, data); err != nil {
 		return fmt.Errorf("session store: storing session failed (%d bytes): %w", len(data), err)

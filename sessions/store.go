@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"errors"
-	"hash/fnv"
 	"sync"
 )
 
@@ -37,9 +36,12 @@ var errSessionExists = errors.New("session id already exists")
 type stripes [256]sync.Mutex
 
 func (s *stripes) lock(id string) func() {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	m := &s[h.Sum32()%uint32(len(s))]
+	// FNV-1a, inline so locking does not allocate.
+	h := uint32(2166136261)
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint32(id[i])) * 16777619
+	}
+	m := &s[h%uint32(len(s))]
 	m.Lock()
 	return m.Unlock
 }

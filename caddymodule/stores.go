@@ -1,0 +1,103 @@
+package caddymodule
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/wikigate/wikigate/feedback"
+	"github.com/wikigate/wikigate/sessions"
+)
+
+// stores holds the session and feedback stores across config reloads: Caddy
+// provisions the new config before cleaning up the old one, and a second
+// open of the same bbolt file would wait on its lock, while sessions would
+// be lost. Keyed by what identifies each store.
+var stores = caddy.NewUsagePool()
+
+// SessionsConfig configures the embedded AnswerSession store.
+type SessionsConfig struct {
+	// TTL is a session's lifetime. Default 30m.
+	TTL caddy.Duration `json:"ttl,omitempty"`
+	// MaxTurns and MaxContextTokens bound a session's history; older turns
+	// are trimmed and a citation summary of them is kept. Defaults 8, 12000.
+	MaxTurns         int `json:"max_turns,omitempty"`
+	MaxContextTokens int `json:"max_context_tokens,omitempty"`
+	// MaxMemoryBytes caps the store. Default 256 MiB.
+	MaxMemoryBytes int `json:"max_memory_bytes,omitempty"`
+}
+
+// FeedbackConfig configures the durable feedback store and its optional
+// GitHub Issues sink.
+type FeedbackConfig struct {
+	// Path of the bbolt database. Default "data/feedback.db".
+	Path string `json:"path,omitempty"`
+	// GitHub, when set, mirrors each record to one GitHub issue.
+	GitHub *GitHubConfig `json:"github,omitempty"`
+}
+
+// GitHubConfig is the GitHub Issues sink.
+type GitHubConfig struct {
+	Repo   string   `json:"repo,omitempty"`    // owner/name
+	Token  string   `json:"token,omitempty"`   // {env.NAME}
+	APIURL string   `json:"api_url,omitempty"` // default https://api.github.com
+	Labels []string `json:"labels,omitempty"`
+}
+
+type sessionStore struct{ *sessions.MemoryStore }
+
+func (s sessionStore) Destruct() error { return s.Close() }
+
+type feedbackStore struct{ *feedback.Store }
+
+func (s feedbackStore) Destruct() error { return s.Close() }
+
+// loadSessions returns the pooled session store and its pool key.
+func (c *SessionsConfig) loadSessions() (*sessions.MemoryStore, string, error) {
+	cfg := sessions.MemoryConfig{TTL: time.Duration(c.TTL), MaxBytes: c.MaxMemoryBytes}
+	key := fmt.Sprintf("sessions:%d:%d", cfg.TTL, cfg.MaxBytes)
+	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
+		s, err := sessions.NewMemoryStore(cfg)
+		return sessionStore{s}, err
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("session store: %w", err)
+	}
+	return v.(sessionStore).MemoryStore, key, nil
+}
+
+func (c *SessionsConfig) limits() sessions.Limits {
+	return sessions.Limits{MaxTurns: c.MaxTurns, MaxContextTokens: c.MaxContextTokens}
+}
+
+// loadFeedback returns the pooled feedback store and its pool key. The
+// GitHub sink is fixed when the store is first opened: changing it needs a
+// restart (the database is keyed by its path).
+func (c *FeedbackConfig) loadFeedback(repl *caddy.Replacer, logger *zap.Logger) (*feedback.Store, string, error) {
+	path := repl.ReplaceAll(c.Path, "")
+	if path == "" {
+		path = "data/feedback.db"
+	}
+	opts := feedback.Options{Logger: logger}
+	if c.GitHub != nil {
+		sink, err := feedback.NewGitHubSink(feedback.GitHubConfig{
+			Repo: repl.ReplaceAll(c.GitHub.Repo, ""), Token: repl.ReplaceAll(c.GitHub.Token, ""),
+			APIURL: repl.ReplaceAll(c.GitHub.APIURL, ""), Labels: c.GitHub.Labels,
+		})
+		if err != nil {
+			return nil, "", fmt.Errorf("feedback github sink: %w", err)
+		}
+		opts.Sink = sink
+	}
+	key := "feedback:" + path
+	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
+		s, err := feedback.Open(path, opts)
+		return feedbackStore{s}, err
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("feedback store %s: %w", path, err)
+	}
+	return v.(feedbackStore).Store, key, nil
+}

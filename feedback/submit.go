@@ -1,0 +1,215 @@
+package feedback
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+	"go.uber.org/zap"
+
+	"github.com/wikigate/wikigate/dedupe"
+)
+
+// Submit records one occurrence, atomically in one bbolt read-write
+// transaction (protocol §8.1):
+//
+//  1. With an IdempotencyKey already used by the same caller and tool, it
+//     replays the stored response (same BodyHash) or fails with
+//     ErrIdempotencyConflict (different BodyHash); nothing else changes.
+//  2. Otherwise the occurrence merges into the open record of sub.Tool with
+//     the same dedupe key (Count, LastSeenAt, caller, comment), or opens a
+//     new record.
+//  3. render turns the Result into the caller's response inside the
+//     transaction; those bytes are stored under the idempotency key, so a
+//     retry gets them byte for byte. A render error aborts everything.
+//
+// With a Sink, the occurrence is committed as pending first and only then
+// told to the sink, outside the transaction; a sink failure is logged and
+// left for SyncPending, never returned. The returned Record is re-read after
+// the sink ran, so it carries the IssueRef; if the issue turned out closed
+// upstream, that record is now closed and the occurrence lives in the new
+// open one (FindOpen). render may be nil: the response is then the record's
+// JSON.
+func (s *Store) Submit(ctx context.Context, sub Submission, render func(Result) ([]byte, error)) (Result, error) {
+	if err := checkSubmission(sub); err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if sub.Caller.At.IsZero() {
+		sub.Caller.At = s.now()
+	}
+	sub.Caller.At = sub.Caller.At.UTC()
+	if render == nil {
+		render = renderRecordJSON
+	}
+	var res Result
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		var err error
+		res, err = s.submitTx(tx, sub, render)
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	if !res.Replayed && s.sink != nil {
+		s.syncAfterSubmit(ctx, &res)
+	}
+	return res, nil
+}
+
+func checkSubmission(sub Submission) error {
+	switch {
+	case !validTool(sub.Tool):
+		return fmt.Errorf("%w: unknown tool %q", ErrInvalidSubmission, sub.Tool)
+	case sub.EventType == "":
+		return fmt.Errorf("%w: event type is empty", ErrInvalidSubmission)
+	case sub.Caller.Type == "" || sub.Caller.ID == "":
+		return fmt.Errorf("%w: caller type and id are required", ErrInvalidSubmission)
+	}
+	return nil
+}
+
+func renderRecordJSON(r Result) ([]byte, error) { return json.Marshal(r.Record) }
+
+func (s *Store) submitTx(tx *bolt.Tx, sub Submission, render func(Result) ([]byte, error)) (Result, error) {
+	now := s.now()
+	if err := purgeExpiredIdem(tx, now); err != nil {
+		return Result{}, fmt.Errorf("purging idempotency entries: %w", err)
+	}
+	var ikey []byte
+	if sub.IdempotencyKey != "" {
+		ikey = idemKey(sub)
+		e, err := lookupIdem(tx, ikey, now)
+		if err != nil {
+			return Result{}, err
+		}
+		if e != nil {
+			return replay(tx, e, sub.BodyHash)
+		}
+	}
+	sr, created, err := s.upsert(tx, sub)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Record: sr.publicRecord(), Created: created}
+	if res.Response, err = render(res); err != nil {
+		return Result{}, fmt.Errorf("rendering feedback response: %w", err)
+	}
+	if ikey != nil {
+		e := &idemEntry{BodyHash: sub.BodyHash, Response: res.Response, RecordID: sr.ID, Created: created, ExpiresAt: now.Add(s.idemTTL)}
+		if err := saveIdem(tx, ikey, e); err != nil {
+			return Result{}, fmt.Errorf("storing idempotency entry: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// replay answers a retry with the first call's response, or refuses a
+// different body under the same key.
+func replay(tx *bolt.Tx, e *idemEntry, bodyHash string) (Result, error) {
+	if e.BodyHash != bodyHash {
+		return Result{}, ErrIdempotencyConflict
+	}
+	sr, err := loadRecord(tx, e.RecordID)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Record: sr.publicRecord(), Created: e.Created, Replayed: true, Response: e.Response}, nil
+}
+
+// upsert merges sub into the open record of its dedupe key, or creates one.
+func (s *Store) upsert(tx *bolt.Tx, sub Submission) (*storedRecord, bool, error) {
+	key := dedupe.Key(sub.EventType, sub.Question, sub.Scope, sub.CitationPaths)
+	sr, err := findOpenTx(tx, sub.Tool, key)
+	if err != nil {
+		return nil, false, err
+	}
+	created := sr == nil
+	if created {
+		if sr, err = newRecord(tx, sub, key); err != nil {
+			return nil, false, err
+		}
+	}
+	sr.addOccurrence(sub.Caller, sub.Comment)
+	if sr.Title == "" {
+		sr.Title = sub.Title
+	}
+	if s.sink != nil {
+		occ := occurrence{Caller: sub.Caller, Comment: sub.Comment, Count: sr.Count}
+		sr.Pending = keepLast(append(sr.Pending, occ), maxCallers)
+	}
+	if err := saveRecord(tx, sr); err != nil {
+		return nil, false, err
+	}
+	if created {
+		err = tx.Bucket(bucketOpen).Put(openKey(sr.Tool, sr.DedupeKey), []byte(sr.ID))
+	}
+	return sr, created, err
+}
+
+func findOpenTx(tx *bolt.Tx, tool, key string) (*storedRecord, error) {
+	id := tx.Bucket(bucketOpen).Get(openKey(tool, key))
+	if id == nil {
+		return nil, nil
+	}
+	return loadRecord(tx, string(id))
+}
+
+// newRecord starts an open record with no occurrences yet. The question is
+// kept in the record (it is the feedback) but never in a key.
+func newRecord(tx *bolt.Tx, sub Submission, key string) (*storedRecord, error) {
+	id, err := nextID(tx, sub.Tool)
+	if err != nil {
+		return nil, err
+	}
+	return &storedRecord{Record: Record{
+		ID:            id,
+		Tool:          sub.Tool,
+		EventType:     sub.EventType,
+		DedupeKey:     key,
+		Question:      sub.Question,
+		Scope:         cloneScope(sub.Scope),
+		CitationPaths: append([]string{}, sub.CitationPaths...),
+		Comments:      []string{},
+		Callers:       []Caller{},
+		Status:        StatusOpen,
+	}}, nil
+}
+
+// nextID numbers records with one store-wide sequence, prefixed by tool so
+// an ID says which record space it belongs to. Fixed width keeps string
+// order equal to creation order.
+func nextID(tx *bolt.Tx, tool string) (string, error) {
+	seq, err := tx.Bucket(bucketRecords).NextSequence()
+	if err != nil {
+		return "", fmt.Errorf("allocating feedback record id: %w", err)
+	}
+	prefix := "fb"
+	if tool == ToolImprovementTask {
+		prefix = "task"
+	}
+	return fmt.Sprintf("%s-%010d", prefix, seq), nil
+}
+
+// compareIDs orders IDs by their sequence number, across prefixes.
+func compareIDs(a, b string) int {
+	return strings.Compare(a[strings.LastIndexByte(a, '-')+1:], b[strings.LastIndexByte(b, '-')+1:])
+}
+
+// syncAfterSubmit tells the sink about the record just committed. It runs
+// detached from the caller's cancellation: the caller already has its
+// answer, and a half-made issue is worse than a slow one. The sink's own
+// timeout bounds it.
+func (s *Store) syncAfterSubmit(ctx context.Context, res *Result) {
+	if err := s.syncRecord(context.WithoutCancel(ctx), res.Record.ID); err != nil {
+		s.log.Warn("feedback sink sync failed; kept pending for retry",
+			zap.String("record_id", res.Record.ID), zap.Error(err))
+	}
+	if rec, err := s.Get(res.Record.ID); err == nil {
+		res.Record = rec
+	}
+}

@@ -1,0 +1,154 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"github.com/wikigate/wikigate/feedback"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/scope"
+)
+
+// feedbackRequest is the body of create_feedback and
+// create_improvement_task (protocol §8.1). The dedupeKey is always computed
+// here; a client-sent one is accepted for convenience and ignored.
+type feedbackRequest struct {
+	protocol.Standard
+	EventType      string              `json:"eventType"`
+	Citations      []protocol.Citation `json:"citations,omitempty"`
+	Comment        string              `json:"comment,omitempty"`
+	Title          string              `json:"title,omitempty"`
+	IdempotencyKey string              `json:"idempotencyKey,omitempty"`
+	DedupeKey      string              `json:"dedupeKey,omitempty"`
+	paths          []string
+}
+
+const (
+	maxFeedbackCitations = 20
+	maxCommentRunes      = 4000
+	maxTitleRunes        = 200
+)
+
+var (
+	validEventType      = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	validIdempotencyKey = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+)
+
+func decodeFeedback(body []byte) (request, error) {
+	var r feedbackRequest
+	if err := protocol.Decode(body, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (r *feedbackRequest) standard() *protocol.Standard { return &r.Standard }
+
+// pages are the cited paths: the policy checks they lie in the scope.
+func (r *feedbackRequest) pages() []string { return r.paths }
+
+func (r *feedbackRequest) validate() error {
+	switch {
+	case !validEventType.MatchString(r.EventType):
+		return invalid("eventType is required: lower-case letters, digits and _, e.g. qa_no_answer")
+	case r.IdempotencyKey != "" && !validIdempotencyKey.MatchString(r.IdempotencyKey):
+		return invalid("idempotencyKey must be 1-128 characters of A-Z a-z 0-9 . _ : -")
+	case len(r.Citations) > maxFeedbackCitations:
+		return invalid(fmt.Sprintf("citations has more than %d entries", maxFeedbackCitations))
+	case utf8.RuneCountInString(r.Comment) > maxCommentRunes:
+		return invalid(fmt.Sprintf("comment is longer than %d characters", maxCommentRunes))
+	case utf8.RuneCountInString(r.Title) > maxTitleRunes:
+		return invalid(fmt.Sprintf("title is longer than %d characters", maxTitleRunes))
+	}
+	for i, c := range r.Citations {
+		p, err := scope.NormalizePath(fmt.Sprintf("citations[%d].path", i), c.Path)
+		if err != nil {
+			return err
+		}
+		r.paths = append(r.paths, p)
+	}
+	return validateStandard(&r.Standard, true)
+}
+
+// feedbackResponse is what the caller sees of a record: never the other
+// callers who reported the same gap, nor their comments.
+type feedbackResponse struct {
+	Record  feedbackView   `json:"record"`
+	Created bool           `json:"created"`
+	Audit   protocol.Audit `json:"audit"`
+}
+
+type feedbackView struct {
+	ID          string             `json:"id"`
+	Type        string             `json:"type"`
+	EventType   string             `json:"eventType"`
+	DedupeKey   string             `json:"dedupeKey"`
+	Status      string             `json:"status"`
+	Count       int                `json:"count"`
+	FirstSeenAt time.Time          `json:"firstSeenAt"`
+	LastSeenAt  time.Time          `json:"lastSeenAt"`
+	Issue       *feedback.IssueRef `json:"issue,omitempty"`
+}
+
+// runFeedback stores (or merges, or replays) one submission. The response
+// is rendered inside the store's transaction so a retry with the same
+// idempotencyKey gets the first response byte for byte.
+func (g *Gateway) runFeedback(ctx context.Context, c *call) (any, error) {
+	req := c.req.(*feedbackRequest)
+	sub := feedback.Submission{
+		Tool: c.rec.Tool, EventType: req.EventType, Question: req.Question,
+		Scope: c.decision.Scope, CitationPaths: req.paths,
+		Title: req.Title, Comment: req.Comment,
+		Caller:         feedback.Caller{Type: c.principal.Type, ID: c.principal.ID, At: g.now()},
+		IdempotencyKey: req.IdempotencyKey,
+		BodyHash:       bodyHash(c.rec.Tool, req),
+	}
+	audit := c.audit()
+	res, err := g.deps.Feedback.Submit(ctx, sub, func(r feedback.Result) ([]byte, error) {
+		return json.Marshal(feedbackResponse{Record: viewOf(r.Record), Created: r.Created, Audit: audit})
+	})
+	if errors.Is(err, feedback.ErrIdempotencyConflict) {
+		return nil, protocol.NewError(protocol.CodeIdempotency, "idempotencyKey was already used with a different request body")
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.rec.Result = feedbackResult(res)
+	return rawJSON(res.Response), nil
+}
+
+func feedbackResult(r feedback.Result) string {
+	switch {
+	case r.Replayed:
+		return "replayed"
+	case r.Created:
+		return "created"
+	}
+	return "merged"
+}
+
+func viewOf(r feedback.Record) feedbackView {
+	return feedbackView{
+		ID: r.ID, Type: r.Tool, EventType: r.EventType, DedupeKey: r.DedupeKey, Status: r.Status,
+		Count: r.Count, FirstSeenAt: r.FirstSeenAt, LastSeenAt: r.LastSeenAt, Issue: r.Issue,
+	}
+}
+
+// bodyHash identifies "the same request" for idempotency: the tool and the
+// validated fields, not the raw bytes (key order and spacing don't matter).
+func bodyHash(tool string, r *feedbackRequest) string {
+	canon, _ := json.Marshal(struct {
+		Tool, EventType, Question, Comment, Title string
+		Scope                                     *protocol.Scope
+		Paths                                     []string
+	}{tool, r.EventType, r.Question, r.Comment, r.Title, r.Scope, r.paths})
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,140 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/sessions"
+)
+
+// SessionTokenHeader carries the session token on turns (DESIGN §3).
+const SessionTokenHeader = "X-Session-Token"
+
+type sessionCreateRequest struct{ protocol.AskRequest }
+
+func decodeSessionCreate(body []byte) (request, error) {
+	var r sessionCreateRequest
+	if err := protocol.Decode(body, &r.AskRequest); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func (r *sessionCreateRequest) standard() *protocol.Standard { return &r.Standard }
+func (r *sessionCreateRequest) pages() []string              { return nil }
+
+// validate: the first question is optional when creating a session.
+func (r *sessionCreateRequest) validate() error { return validateStandard(&r.Standard, false) }
+
+// sessionCreated is the body of POST /answer/sessions. The token is
+// returned here only; the store keeps its hash.
+type sessionCreated struct {
+	SessionID    string                 `json:"sessionId"`
+	SessionToken string                 `json:"sessionToken"`
+	Scope        protocol.Scope         `json:"scope"`
+	Limits       sessionLimits          `json:"limits"`
+	CreatedAt    time.Time              `json:"createdAt"`
+	ExpiresAt    time.Time              `json:"expiresAt"`
+	FirstAnswer  *protocol.AnswerResult `json:"firstAnswer,omitempty"`
+	Audit        protocol.Audit         `json:"audit"`
+}
+
+type sessionLimits struct {
+	MaxTurns         int `json:"maxTurns"`
+	MaxContextTokens int `json:"maxContextTokens"`
+}
+
+// runSessionCreate binds a new session to its owner and to the decided
+// scope, answering the first question when one is given. If that answer
+// fails the session is not created, so nothing half-made is left behind.
+func (g *Gateway) runSessionCreate(ctx context.Context, c *call) (any, error) {
+	sess, token, err := sessions.New(ownerOf(c.principal), c.decision.Scope, g.cfg.SessionLimits, g.cfg.SessionTTL, g.now())
+	if err != nil {
+		return nil, err
+	}
+	c.rec.SessionID = sess.ID
+	out := sessionCreated{
+		SessionID: sess.ID, SessionToken: token, Scope: sess.Scope,
+		Limits:    sessionLimits{MaxTurns: sess.Limits.MaxTurns, MaxContextTokens: sess.Limits.MaxContextTokens},
+		CreatedAt: sess.CreatedAt, ExpiresAt: sess.ExpiresAt,
+	}
+	if q := c.req.standard().Question; q != "" {
+		res, err := g.answer(ctx, c, answerTurn{question: q, retrievalQuery: q, requireCitations: requireCitations(c.req.standard())})
+		if err != nil {
+			return nil, err
+		}
+		sess.AddTurn(g.turnOf(q, res))
+		out.FirstAnswer = &res
+	}
+	if err := g.deps.Sessions.Create(ctx, sess); err != nil {
+		return nil, err
+	}
+	out.Audit = c.audit()
+	return out, nil
+}
+
+// bindSession loads the session of a turn and checks its token and owner,
+// then its expiry (protocol §7): a session id alone never authorizes, and
+// a non-owner never learns whether the session expired.
+func (g *Gateway) bindSession(ctx context.Context, r *http.Request, c *call) error {
+	token := r.Header.Get(SessionTokenHeader)
+	if token == "" {
+		return protocol.NewError(protocol.CodeSessionForbidden, SessionTokenHeader+" is required for a session turn")
+	}
+	sess, err := g.deps.Sessions.Get(ctx, c.pathID)
+	if err == nil {
+		err = sess.Authorize(token, ownerOf(c.principal), g.now())
+	}
+	switch {
+	case err == nil:
+		c.session = sess
+		return nil
+	case errors.Is(err, sessions.ErrExpired):
+		return protocol.NewError(protocol.CodeSessionExpired, "this session has expired; create a new one")
+	case errors.Is(err, sessions.ErrNotFound), errors.Is(err, sessions.ErrForbidden):
+		return protocol.NewError(protocol.CodeSessionForbidden, "no such session for this caller and session token")
+	default:
+		return err
+	}
+}
+
+// runSessionTurn answers a follow-up with the session's history: a
+// condensed query for retrieval, prior turns for generation. The scope is
+// the decision's, which the policy keeps inside the session's scope.
+func (g *Gateway) runSessionTurn(ctx context.Context, c *call) (any, error) {
+	q := c.req.standard().Question
+	res, err := g.answer(ctx, c, answerTurn{
+		question:         q,
+		retrievalQuery:   c.session.CondensedQuery(q),
+		history:          c.session.History(),
+		requireCitations: requireCitations(c.req.standard()),
+	})
+	if err != nil {
+		return nil, err
+	}
+	turn := g.turnOf(q, res)
+	err = g.deps.Sessions.Update(ctx, c.pathID, func(s *sessions.Session) error {
+		s.AddTurn(turn)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (g *Gateway) turnOf(q string, res protocol.AnswerResult) sessions.Turn {
+	return sessions.Turn{
+		Question: q, Answer: res.Answer, Citations: res.Citations,
+		NoAnswer: res.NoAnswerReason != nil, At: g.now(),
+		Tokens: sessions.EstimateTokens(q) + sessions.EstimateTokens(res.Answer),
+	}
+}
+
+func ownerOf(p identity.Principal) sessions.Owner {
+	return sessions.Owner{Type: p.Type, ID: p.ID, Anonymous: p.Anonymous}
+}

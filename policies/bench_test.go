@@ -1,0 +1,80 @@
+package policies_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/wikigate/wikigate/policies"
+)
+
+// agentCounts are the data sizes the decision cost must stay flat across:
+// the shipped three agents cut to one, a team, and a large organisation.
+var agentCounts = []int{1, 100, 10_000}
+
+// BenchmarkDecide measures one decision of a granted call (docs-maintainer
+// asking about a sub-path, the costliest allow of the shipped policy) with
+// 1, 100 and 10,000 agents in the data, with the decision cache disabled
+// (cold: the policy is evaluated every time) and enabled (cached: the same
+// input decided again).
+func BenchmarkDecide(b *testing.B) {
+	in := agentCall("docs-maintainer-agent", "ask", scope(nil, []string{kgent + "/guides"}, ""))
+	for _, agents := range agentCounts {
+		dir := policyDirWithAgents(b, agents)
+		for _, mode := range []struct {
+			name      string
+			cacheSize int
+		}{{"cold", -1}, {"cached", 0}} {
+			b.Run(fmt.Sprintf("agents=%d/%s", agents, mode.name), func(b *testing.B) {
+				engine, err := policies.New(context.Background(), policies.Options{Dir: dir, Logger: zap.NewNop(), CacheSize: mode.cacheSize})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					d, err := engine.Decide(b.Context(), in)
+					if err != nil || !d.Allow {
+						b.Fatalf("Decide = %+v, %v", d, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDecideDeny measures a denial (unknown agent) cold, the path an
+// attacker probing ids drives, so it must not cost more than an allow.
+func BenchmarkDecideDeny(b *testing.B) {
+	dir := policyDirWithAgents(b, 10_000)
+	engine, err := policies.New(context.Background(), policies.Options{Dir: dir, Logger: zap.NewNop(), CacheSize: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := agentCall("stranger", "search", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := engine.Decide(b.Context(), in)
+		if err != nil || d.Allow {
+			b.Fatalf("Decide = %+v, %v", d, err)
+		}
+	}
+}
+
+// policyDirWithAgents copies the shipped policy and sizes data.agents to n:
+// docs-maintainer-agent first (the benchmarked caller), then synthetic
+// agents shaped like kunora-coding-agent.
+func policyDirWithAgents(b *testing.B, n int) string {
+	b.Helper()
+	dir := copyPolicyDir(b)
+	editData(b, dir, func(data map[string]any) {
+		shipped := data["agents"].(map[string]any)
+		agents := map[string]any{"docs-maintainer-agent": shipped["docs-maintainer-agent"]}
+		for i := 1; len(agents) < n; i++ {
+			agents[fmt.Sprintf("synthetic-agent-%05d", i)] = shipped["kunora-coding-agent"]
+		}
+		data["agents"] = agents
+	})
+	return dir
+}
