@@ -89,7 +89,8 @@ func (c *FeedbackConfig) loadFeedback(repl *caddy.Replacer, logger *zap.Logger) 
 		if err != nil {
 			return nil, "", fmt.Errorf("feedback github sink: %w", err)
 		}
-		opts.Sink = sink
+		// Submissions made while GitHub is down are retried every minute.
+		opts.Sink, opts.SyncInterval = sink, time.Minute
 	}
 	key := "feedback:" + path
 	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {

@@ -114,8 +114,11 @@ func (g *Gateway) runFeedback(ctx context.Context, c *call) (any, error) {
 	res, err := g.deps.Feedback.Submit(ctx, sub, func(r feedback.Result) ([]byte, error) {
 		return json.Marshal(feedbackResponse{Record: viewOf(r.Record), Created: r.Created, Audit: audit})
 	})
-	if errors.Is(err, feedback.ErrIdempotencyConflict) {
+	switch {
+	case errors.Is(err, feedback.ErrIdempotencyConflict):
 		return nil, protocol.NewError(protocol.CodeIdempotency, "idempotencyKey was already used with a different request body")
+	case errors.Is(err, feedback.ErrInvalidSubmission):
+		return nil, protocol.NewError(protocol.CodeInvalidRequest, "the feedback submission is incomplete: eventType and question are required")
 	}
 	if err != nil {
 		return nil, err

@@ -6,16 +6,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GATE="http://127.0.0.1:8080"
 work=$(mktemp -d)
-export WIKIGATE_API_KEYS_FILE="$work/api_keys.json"
+export WIKIGATE_DATA_DIR="$work"
 go build -o wikigate ./cmd/wikigate
-./wikigate run --config Caddyfile >"$work/server.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do
-	curl -fsS "$GATE/healthz" >/dev/null 2>&1 && break
-	kill -0 $pid 2>/dev/null || { cat "$work/server.log"; echo "server exited" >&2; exit 1; }
-	sleep 0.1
-done
+start() {
+	./wikigate run --config Caddyfile >>"$work/server.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 100); do
+		curl -fsS "$GATE/healthz" >/dev/null 2>&1 && return 0
+		kill -0 $pid 2>/dev/null || { cat "$work/server.log"; echo "server exited" >&2; exit 1; }
+		sleep 0.1
+	done
+	echo "server did not answer in 10s" >&2; exit 1
+}
+stop() { kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; }
+trap 'stop; rm -rf "$work"' EXIT
+start
 fail=0
 # expect NAME STATUS PATTERN -- curl args...
 expect() {
@@ -58,8 +63,27 @@ expect maintainer_working_docs 200 '"audit"' -- "$GATE/answer/ask" -H "Authoriza
 	-d '{"question":"What is planned for agent memory v2?","scope":{"projects":["kunora-kgent"],"includeWorkingDocs":true}}'
 expect anonymous_working_docs 403 '"forbidden_scope"' -- "$GATE/answer/ask" \
 	-d '{"question":"What is planned for agent memory v2?","scope":{"includeWorkingDocs":true}}'
+S=$(curl -sS "$GATE/answer/sessions" -H "Authorization: Bearer $TOKEN" -d '{"question":"How do I configure agent memory?"}')
+SID=$(echo "$S" | sed -E 's/.*"sessionId":"([0-9a-f]+)".*/\1/')
+STOK=$(echo "$S" | sed -E 's/.*"sessionToken":"([^"]+)".*/\1/')
+expect session_turn 200 "\"sessionId\":\"$SID\"" -- "$GATE/answer/sessions/$SID/turns" \
+	-H "Authorization: Bearer $TOKEN" -H "X-Session-Token: $STOK" -d '{"question":"How do I use Redis as the memory store?"}'
+OTHER=$(./wikigate wikigate token --agent docs-maintainer-agent 2>/dev/null)
+expect session_forbidden 403 '"session_forbidden"' -- "$GATE/answer/sessions/$SID/turns" \
+	-H "Authorization: Bearer $OTHER" -H "X-Session-Token: $STOK" -d '{"question":"and then?"}'
+FB='{"eventType":"qa_no_answer","question":"What is the payroll schedule for contractors?","idempotencyKey":"try-1"}'
+expect feedback_created 200 '"count":1' -- "$GATE/agent/tools/create_feedback" -H "Authorization: Bearer $TOKEN" -d "$FB"
+expect feedback_replayed 200 '"count":1' -- "$GATE/agent/tools/create_feedback" -H "Authorization: Bearer $TOKEN" -d "$FB"
+expect improvement_forbidden 403 '"forbidden_tool"' -- "$GATE/agent/tools/create_improvement_task" \
+	-H "Authorization: Bearer $TOKEN" -d '{"eventType":"qa_no_answer","question":"payroll?","title":"Document payroll"}'
+expect improvement_task 200 '"created":true' -- "$GATE/agent/tools/create_improvement_task" -H "Authorization: Bearer $OTHER" \
+	-d '{"eventType":"qa_no_answer","question":"What is the payroll schedule for contractors?","title":"Document the contractor payroll schedule","scope":{"projects":["kunora-kgent"]}}'
+stop
+start
+expect feedback_after_restart 200 '"count":2' -- "$GATE/agent/tools/create_feedback" -H "Authorization: Bearer $TOKEN" \
+	-d '{"eventType":"qa_no_answer","question":"What is the payroll schedule for contractors?","idempotencyKey":"try-2"}'
 KEY=$(./wikigate wikigate key create --agent kunora-coding-agent 2>/dev/null)
 expect api_key 200 '"hits"' -- "$GATE/agent/tools/search" -H "X-Agent-Api-Key: $KEY" -d '{"question":"agent memory"}'
-if grep -q "$KEY" "$WIKIGATE_API_KEYS_FILE"; then echo "FAIL the key store holds the plaintext key" >&2; fail=1; fi
+if grep -q "$KEY" "$work/api_keys.json"; then echo "FAIL the key store holds the plaintext key" >&2; fail=1; fi
 if grep -q "$TOKEN" "$work/server.log"; then echo "FAIL the server log holds a token" >&2; fail=1; fi
 exit $fail

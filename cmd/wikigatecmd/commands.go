@@ -128,7 +128,7 @@ func keyCreateCommand() *cobra.Command {
 	c.Flags().StringVar(&agent, "agent", "", "agent id the key authenticates as")
 	c.Flags().StringVar(&label, "label", "", "free-text label")
 	c.Flags().DurationVar(&ttl, "ttl", 0, "lifetime (0: no expiry)")
-	c.Flags().StringVar(&file, "file", "", "key store (default $"+envAPIKeysFile+" or "+defaultKeysFile+")")
+	c.Flags().StringVar(&file, "file", "", "key store (default $"+envAPIKeysFile+")")
 	return c
 }
 

@@ -15,7 +15,6 @@ const (
 	devAgentIssuer   = "wikigate-dev"
 	devHumanIssuer   = "wikigate-dev-sso"
 	devAudience      = "wikigate"
-	defaultKeysFile  = "data/api_keys.json"
 	envJWTSecret     = "WIKIGATE_DEV_JWT_SECRET"
 	envAPIKeysFile   = "WIKIGATE_API_KEYS_FILE"
 	envListen        = "WIKIGATE_LISTEN"
@@ -47,7 +46,8 @@ func applyEnvDefaults() {
 	setDefault("WIKIGATE_RAGFLOW_KEY", devRAGFlowKey)
 	setDefault("WIKIGATE_RAGFLOW_DEV_KEY", devRAGFlowKey)
 	setDefault(envJWTSecret, devJWTSecret)
-	setDefault(envAPIKeysFile, defaultKeysFile)
+	setDefault("WIKIGATE_DATA_DIR", "data")
+	setDefault(envAPIKeysFile, os.Getenv("WIKIGATE_DATA_DIR")+"/api_keys.json")
 }
 
 func setDefault(name, value string) {
