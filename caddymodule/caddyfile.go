@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
@@ -79,99 +80,63 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
+	return parseBlock(d, "wikigate", map[string]func() error{
+		"site_mode":        func() error { return oneArg(d, &h.SiteMode) },
+		"policy_dir":       func() error { return oneArg(d, &h.PolicyDir) },
+		"watch_policy":     func() error { return onOff(d, &h.WatchPolicy) },
+		"max_body_size":    func() error { return sizeArg(d, &h.MaxBodyBytes) },
+		"decision_timeout": func() error { return durationArg(d, &h.DecisionTimeout) },
+		"backend_timeout":  func() error { return durationArg(d, &h.BackendTimeout) },
+		"log_questions":    func() error { h.LogQuestions = true; return noArgs(d) },
+		"api_keys_file":    func() error { return oneArg(d, &h.APIKeysFile) },
+		"agent_jwt":        func() error { h.AgentJWT = new(JWTConfig); return h.AgentJWT.unmarshal(d, false) },
+		"human_jwt":        func() error { h.HumanJWT = new(JWTConfig); return h.HumanJWT.unmarshal(d, true) },
+		"meilisearch":      func() error { h.Meilisearch = new(MeiliConfig); return h.Meilisearch.unmarshal(d) },
+		"ragflow":          func() error { h.RAGFlow = new(RAGFlowConfig); return h.RAGFlow.unmarshal(d) },
+		"sessions":         func() error { h.Sessions = new(SessionsConfig); return h.Sessions.unmarshal(d) },
+		"feedback":         func() error { h.Feedback = new(FeedbackConfig); return h.Feedback.unmarshal(d) },
+	})
+}
+
+// parseBlock walks the block that follows the current token, handing each
+// option to its parser. Unknown options, duplicates (except the repeatable
+// ones) and arguments before the block are errors that name the line.
+func parseBlock(d *caddyfile.Dispenser, what string, opts map[string]func() error, repeatable ...string) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
 	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		opt := d.Val()
-		if seen[opt] {
-			return d.Errf("duplicate option %q", opt)
+		parse, ok := opts[opt]
+		if !ok {
+			return d.Errf("unrecognized %s option %q", what, opt)
+		}
+		if seen[opt] && !slices.Contains(repeatable, opt) {
+			return d.Errf("duplicate %s option %q", what, opt)
 		}
 		seen[opt] = true
-		if err := h.unmarshalOption(d, opt); err != nil {
+		if err := parse(); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, opt string) error {
-	switch opt {
-	case "site_mode":
-		return oneArg(d, &h.SiteMode)
-	case "policy_dir":
-		return oneArg(d, &h.PolicyDir)
-	case "watch_policy":
-		return onOff(d, &h.WatchPolicy)
-	case "max_body_size":
-		return sizeArg(d, &h.MaxBodyBytes)
-	case "decision_timeout":
-		return durationArg(d, &h.DecisionTimeout)
-	case "backend_timeout":
-		return durationArg(d, &h.BackendTimeout)
-	case "log_questions":
-		h.LogQuestions = true
-		return noArgs(d)
-	case "api_keys_file":
-		return oneArg(d, &h.APIKeysFile)
-	case "agent_jwt":
-		h.AgentJWT = new(JWTConfig)
-		return h.AgentJWT.unmarshal(d, false)
-	case "human_jwt":
-		h.HumanJWT = new(JWTConfig)
-		return h.HumanJWT.unmarshal(d, true)
-	case "meilisearch":
-		h.Meilisearch = new(MeiliConfig)
-		return h.Meilisearch.unmarshal(d)
-	case "ragflow":
-		h.RAGFlow = new(RAGFlowConfig)
-		return h.RAGFlow.unmarshal(d)
-	case "sessions":
-		h.Sessions = new(SessionsConfig)
-		return h.Sessions.unmarshal(d)
-	case "feedback":
-		h.Feedback = new(FeedbackConfig)
-		return h.Feedback.unmarshal(d)
-	default:
-		return d.Errf("unrecognized wikigate option %q", opt)
-	}
 }
 
 func (j *JWTConfig) unmarshal(d *caddyfile.Dispenser, human bool) error {
-	if d.NextArg() {
-		return d.ArgErr()
+	opts := map[string]func() error{
+		"issuer":      func() error { return oneArg(d, &j.Issuer) },
+		"audience":    func() error { return manyArgs(d, &j.Audience) },
+		"algorithms":  func() error { return manyArgs(d, &j.Algorithms) },
+		"hmac_secret": func() error { return j.unmarshalHMAC(d) },
+		"public_key":  func() error { return j.unmarshalPublicKey(d) },
+		"jwks_url":    func() error { return oneArg(d, &j.JWKSURL) },
+		"leeway":      func() error { return durationArg(d, &j.Leeway) },
 	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		var err error
-		switch d.Val() {
-		case "issuer":
-			err = oneArg(d, &j.Issuer)
-		case "audience":
-			err = manyArgs(d, &j.Audience)
-		case "algorithms":
-			err = manyArgs(d, &j.Algorithms)
-		case "hmac_secret":
-			err = j.unmarshalHMAC(d)
-		case "public_key":
-			err = j.unmarshalPublicKey(d)
-		case "jwks_url":
-			err = oneArg(d, &j.JWKSURL)
-		case "leeway":
-			err = durationArg(d, &j.Leeway)
-		case "roles_claim":
-			if !human {
-				return d.Err("roles_claim applies to human_jwt only")
-			}
-			err = oneArg(d, &j.RolesClaim)
-		default:
-			return d.Errf("unrecognized token option %q", d.Val())
-		}
-		if err != nil {
-			return err
-		}
+	if human {
+		opts["roles_claim"] = func() error { return oneArg(d, &j.RolesClaim) }
 	}
-	return nil
+	return parseBlock(d, "token", opts, "hmac_secret", "public_key")
 }
 
 func (j *JWTConfig) unmarshalHMAC(d *caddyfile.Dispenser) error {
@@ -211,145 +176,69 @@ func (j *JWTConfig) unmarshalPublicKey(d *caddyfile.Dispenser) error {
 }
 
 func (m *MeiliConfig) unmarshal(d *caddyfile.Dispenser) error {
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		var err error
-		switch d.Val() {
-		case "url":
-			err = oneArg(d, &m.URL)
-		case "api_key":
-			err = oneArg(d, &m.APIKey)
-		case "index":
-			err = oneArg(d, &m.Index)
-		case "timeout":
-			err = durationArg(d, &m.Timeout)
-		case "tenant_key":
+	return parseBlock(d, "meilisearch", map[string]func() error{
+		"url":     func() error { return oneArg(d, &m.URL) },
+		"api_key": func() error { return oneArg(d, &m.APIKey) },
+		"index":   func() error { return oneArg(d, &m.Index) },
+		"timeout": func() error { return durationArg(d, &m.Timeout) },
+		"tenant_key": func() error {
 			args := d.RemainingArgs()
 			if len(args) != 2 {
 				return d.ArgErr()
 			}
 			m.TenantKey, m.TenantKeyUID = args[0], args[1]
-		default:
-			return d.Errf("unrecognized meilisearch option %q", d.Val())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+			return nil
+		},
+	})
 }
 
 func (r *RAGFlowConfig) unmarshal(d *caddyfile.Dispenser) error {
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		var err error
-		switch d.Val() {
-		case "url":
-			err = oneArg(d, &r.URL)
-		case "api_key":
-			err = oneArg(d, &r.APIKey)
-		case "timeout":
-			err = durationArg(d, &r.Timeout)
-		case "stream":
-			err = onOff(d, &r.Stream)
-		case "page_size":
-			err = intArg(d, &r.PageSize, 1, 100)
-		case "similarity_threshold":
-			err = fractionArg(d, &r.SimilarityThreshold)
-		case "high_score":
-			err = fractionArg(d, &r.HighScore)
-		case "medium_score":
-			err = fractionArg(d, &r.MediumScore)
-		case "empty_response":
+	return parseBlock(d, "ragflow", map[string]func() error{
+		"url":                  func() error { return oneArg(d, &r.URL) },
+		"api_key":              func() error { return oneArg(d, &r.APIKey) },
+		"timeout":              func() error { return durationArg(d, &r.Timeout) },
+		"stream":               func() error { return onOff(d, &r.Stream) },
+		"page_size":            func() error { return intArg(d, &r.PageSize, 1, 100) },
+		"similarity_threshold": func() error { return fractionArg(d, &r.SimilarityThreshold) },
+		"high_score":           func() error { return fractionArg(d, &r.HighScore) },
+		"medium_score":         func() error { return fractionArg(d, &r.MediumScore) },
+		"empty_response": func() error {
 			var text string
-			err = oneArg(d, &text)
+			err := oneArg(d, &text)
 			r.EmptyResponses = append(r.EmptyResponses, text)
-		default:
-			return d.Errf("unrecognized ragflow option %q", d.Val())
-		}
-		if err != nil {
 			return err
-		}
-	}
-	return nil
+		},
+	}, "empty_response")
 }
 
 func (c *SessionsConfig) unmarshal(d *caddyfile.Dispenser) error {
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		var err error
-		switch d.Val() {
-		case "ttl":
-			err = durationArg(d, &c.TTL)
-		case "max_turns":
-			err = intArg(d, &c.MaxTurns, 1, 100)
-		case "max_context_tokens":
-			err = intArg(d, &c.MaxContextTokens, 500, 200000)
-		case "max_memory":
+	return parseBlock(d, "sessions", map[string]func() error{
+		"ttl":                func() error { return durationArg(d, &c.TTL) },
+		"max_turns":          func() error { return intArg(d, &c.MaxTurns, 1, 100) },
+		"max_context_tokens": func() error { return intArg(d, &c.MaxContextTokens, 500, 200000) },
+		"max_memory": func() error {
 			var n int64
-			err = sizeArg(d, &n)
+			err := sizeArg(d, &n)
 			c.MaxMemoryBytes = int(n)
-		default:
-			return d.Errf("unrecognized sessions option %q", d.Val())
-		}
-		if err != nil {
 			return err
-		}
-	}
-	return nil
+		},
+	})
 }
 
 func (c *FeedbackConfig) unmarshal(d *caddyfile.Dispenser) error {
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		var err error
-		switch d.Val() {
-		case "path":
-			err = oneArg(d, &c.Path)
-		case "github":
-			c.GitHub = new(GitHubConfig)
-			err = c.GitHub.unmarshal(d)
-		default:
-			return d.Errf("unrecognized feedback option %q", d.Val())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return parseBlock(d, "feedback", map[string]func() error{
+		"path":   func() error { return oneArg(d, &c.Path) },
+		"github": func() error { c.GitHub = new(GitHubConfig); return c.GitHub.unmarshal(d) },
+	})
 }
 
 func (g *GitHubConfig) unmarshal(d *caddyfile.Dispenser) error {
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		var err error
-		switch d.Val() {
-		case "repo":
-			err = oneArg(d, &g.Repo)
-		case "token":
-			err = oneArg(d, &g.Token)
-		case "api_url":
-			err = oneArg(d, &g.APIURL)
-		case "labels":
-			err = manyArgs(d, &g.Labels)
-		default:
-			return d.Errf("unrecognized github option %q", d.Val())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return parseBlock(d, "github", map[string]func() error{
+		"repo":    func() error { return oneArg(d, &g.Repo) },
+		"token":   func() error { return oneArg(d, &g.Token) },
+		"api_url": func() error { return oneArg(d, &g.APIURL) },
+		"labels":  func() error { return manyArgs(d, &g.Labels) },
+	})
 }
 
 func intArg(d *caddyfile.Dispenser, dst *int, lo, hi int) error {

@@ -10,14 +10,6 @@ import (
 
 type askRequest struct{ protocol.AskRequest }
 
-func decodeAsk(body []byte) (request, error) {
-	var r askRequest
-	if err := protocol.Decode(body, &r.AskRequest); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 func (r *askRequest) standard() *protocol.Standard { return &r.Standard }
 func (r *askRequest) pages() []string              { return nil }
 func (r *askRequest) validate() error              { return validateStandard(&r.Standard, true) }
@@ -39,14 +31,6 @@ func (g *Gateway) runAsk(ctx context.Context, c *call) (any, error) {
 }
 
 type getContextRequest struct{ protocol.GetContextRequest }
-
-func decodeGetContext(body []byte) (request, error) {
-	var r getContextRequest
-	if err := protocol.Decode(body, &r.GetContextRequest); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
 
 func (r *getContextRequest) standard() *protocol.Standard { return &r.Standard }
 func (r *getContextRequest) pages() []string              { return nil }

@@ -41,14 +41,6 @@ var (
 	validIdempotencyKey = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 )
 
-func decodeFeedback(body []byte) (request, error) {
-	var r feedbackRequest
-	if err := protocol.Decode(body, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 func (r *feedbackRequest) standard() *protocol.Standard { return &r.Standard }
 
 // pages are the cited paths: the policy checks they lie in the scope.

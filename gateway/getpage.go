@@ -15,14 +15,6 @@ type getPageRequest struct {
 	normalized []string
 }
 
-func decodeGetPage(body []byte) (request, error) {
-	var r getPageRequest
-	if err := protocol.Decode(body, &r.GetPageRequest); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 func (r *getPageRequest) standard() *protocol.Standard { return &r.Standard }
 func (r *getPageRequest) pages() []string              { return r.normalized }
 

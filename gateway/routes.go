@@ -35,26 +35,26 @@ type request interface {
 // is not built yet is absent, so it is a plain 404.
 func (g *Gateway) routeTable() map[string]route {
 	rs := []route{
-		{endpoint: "/agent/tools/search", tool: "search", action: "read", decode: decodeSearch, run: g.runSearch},
-		{endpoint: "/agent/tools/get_page", tool: "get_page", action: "read", decode: decodeGetPage, run: g.runGetPage},
+		{endpoint: "/agent/tools/search", tool: "search", action: "read", decode: decodeAs[searchRequest], run: g.runSearch},
+		{endpoint: "/agent/tools/get_page", tool: "get_page", action: "read", decode: decodeAs[getPageRequest], run: g.runGetPage},
 	}
 	if g.deps.Answers != nil {
 		rs = append(rs,
-			route{endpoint: "/agent/tools/ask", tool: "ask", action: "read", decode: decodeAsk, run: g.runAsk},
-			route{endpoint: "/answer/ask", tool: "ask", action: "read", answer: true, decode: decodeAsk, run: g.runAsk},
-			route{endpoint: "/agent/tools/get_context", tool: "get_context", action: "read", decode: decodeGetContext, run: g.runGetContext},
+			route{endpoint: "/agent/tools/ask", tool: "ask", action: "read", decode: decodeAs[askRequest], run: g.runAsk},
+			route{endpoint: "/answer/ask", tool: "ask", action: "read", answer: true, decode: decodeAs[askRequest], run: g.runAsk},
+			route{endpoint: "/agent/tools/get_context", tool: "get_context", action: "read", decode: decodeAs[getContextRequest], run: g.runGetContext},
 		)
 	}
 	if g.deps.Answers != nil && g.deps.Sessions != nil {
 		rs = append(rs,
-			route{endpoint: "/answer/sessions", tool: "ask", action: "read", answer: true, decode: decodeSessionCreate, run: g.runSessionCreate},
-			route{endpoint: sessionTurnsPattern, tool: "ask", action: "read", answer: true, decode: decodeAsk, bind: g.bindSession, run: g.runSessionTurn},
+			route{endpoint: "/answer/sessions", tool: "ask", action: "read", answer: true, decode: decodeAs[sessionCreateRequest], run: g.runSessionCreate},
+			route{endpoint: sessionTurnsPattern, tool: "ask", action: "read", answer: true, decode: decodeAs[askRequest], bind: g.bindSession, run: g.runSessionTurn},
 		)
 	}
 	if g.deps.Feedback != nil {
 		rs = append(rs,
-			route{endpoint: "/agent/tools/create_feedback", tool: "create_feedback", action: "write", decode: decodeFeedback, run: g.runFeedback},
-			route{endpoint: "/agent/tools/create_improvement_task", tool: "create_improvement_task", action: "write", decode: decodeFeedback, run: g.runFeedback},
+			route{endpoint: "/agent/tools/create_feedback", tool: "create_feedback", action: "write", decode: decodeAs[feedbackRequest], run: g.runFeedback},
+			route{endpoint: "/agent/tools/create_improvement_task", tool: "create_improvement_task", action: "write", decode: decodeAs[feedbackRequest], run: g.runFeedback},
 		)
 	}
 	m := make(map[string]route, len(rs))
@@ -62,6 +62,18 @@ func (g *Gateway) routeTable() map[string]route {
 		m[r.endpoint] = r
 	}
 	return m
+}
+
+// decodeAs strictly decodes a body into the route's request type.
+func decodeAs[T any, P interface {
+	*T
+	request
+}](body []byte) (request, error) {
+	p := P(new(T))
+	if err := protocol.Decode(body, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // sessionTurnsPattern is the one route with a path parameter.

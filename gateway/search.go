@@ -12,14 +12,6 @@ import (
 
 type searchRequest struct{ protocol.SearchRequest }
 
-func decodeSearch(body []byte) (request, error) {
-	var r searchRequest
-	if err := protocol.Decode(body, &r.SearchRequest); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 func (r *searchRequest) standard() *protocol.Standard { return &r.Standard }
 func (r *searchRequest) pages() []string              { return nil }
 

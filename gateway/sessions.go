@@ -16,14 +16,6 @@ const SessionTokenHeader = "X-Session-Token"
 
 type sessionCreateRequest struct{ protocol.AskRequest }
 
-func decodeSessionCreate(body []byte) (request, error) {
-	var r sessionCreateRequest
-	if err := protocol.Decode(body, &r.AskRequest); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
 func (r *sessionCreateRequest) standard() *protocol.Standard { return &r.Standard }
 func (r *sessionCreateRequest) pages() []string              { return nil }
 

@@ -52,6 +52,7 @@ type gateOptions struct {
 	ragflowURL   string // default: the development RAGFlow
 	extraOptions string // extra wikigate directive lines
 	feedbackPath string // default: a fresh file per test
+	meiliExtra   string // extra meilisearch block lines
 }
 
 // startGate loads a configuration shaped like the repo's Caddyfile and stops
@@ -80,7 +81,7 @@ func startGate(t *testing.T, o gateOptions) *gate {
 		ragUpstream = g.ragURL
 	}
 	cfg := fmt.Sprintf(caddyfileTemplate, gatePort, g.policyDir, g.keysFile, jwtSecret, jwtSecret,
-		upstream, meiliKey, ragUpstream, ragflowKey, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
+		upstream, meiliKey, o.meiliExtra, ragUpstream, ragflowKey, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
 	loadCaddyfile(t, cfg)
 	waitReady(t, g.url+"/healthz")
 	return g
@@ -114,6 +115,7 @@ http://:%d {
 			url %s
 			api_key %s
 			timeout 2s
+			%s
 		}
 		ragflow {
 			url %s

@@ -14,41 +14,21 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/wikigate/wikigate/backend"
 	"github.com/wikigate/wikigate/protocol"
 )
 
-// ErrorKind classifies a failed call to Meilisearch.
-type ErrorKind int
+// ErrorKind classifies a failed call (shared with the other backend
+// clients, see package backend).
+type ErrorKind = backend.ErrorKind
 
-// Error kinds. Unreachable, Timeout and Rejected mean the search backend is
-// unavailable (503); BadResponse means it answered something that is not
-// Meilisearch's contract (502).
+// Error kinds.
 const (
-	// Unreachable: the connection failed or the call was canceled.
-	Unreachable ErrorKind = iota + 1
-	// Timeout: the per-call timeout or the caller's deadline passed.
-	Timeout
-	// Rejected: an HTTP error status with a Meilisearch error body
-	// (MeiliCode says which), or an unhealthy /health answer.
-	Rejected
-	// BadResponse: not JSON, HTML, the wrong shape, or too big.
-	BadResponse
+	Unreachable = backend.Unreachable
+	Timeout     = backend.Timeout
+	Rejected    = backend.Rejected
+	BadResponse = backend.BadResponse
 )
-
-func (k ErrorKind) String() string {
-	switch k {
-	case Unreachable:
-		return "unreachable"
-	case Timeout:
-		return "timeout"
-	case Rejected:
-		return "rejected"
-	case BadResponse:
-		return "bad_response"
-	default:
-		return "unknown"
-	}
-}
 
 // Error is a failed call. The gate logs Kind, HTTPStatus, MeiliCode and
 // Detail (which never hold keys or tokens) and answers the caller with

@@ -7,45 +7,21 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wikigate/wikigate/backend"
 	"github.com/wikigate/wikigate/protocol"
 )
 
-// ErrorKind sorts RAGFlow failures by what the caller should tell its own
-// client: the backend could not be reached, it took too long, it refused the
-// call, or it answered something that is not its contract.
-type ErrorKind int
+// ErrorKind classifies a failed call (shared with the other backend
+// clients, see package backend).
+type ErrorKind = backend.ErrorKind
 
-// Kinds of Error.
+// Error kinds.
 const (
-	// Unreachable: the connection failed (refused, reset, DNS) or the
-	// caller's context ended before an answer.
-	Unreachable ErrorKind = iota + 1
-	// Timeout: the per-call deadline (Config.Timeout) passed.
-	Timeout
-	// Rejected: RAGFlow answered with an error: HTTP 4xx/5xx (401 is a
-	// misconfigured key), an envelope code != 0 (HTTP 200 included), a G1
-	// authentication failure (code 0, data false), an SSE error event or an
-	// "**ERROR**" answer.
-	Rejected
-	// BadResponse: the body is not RAGFlow's contract: HTML, invalid JSON,
-	// the wrong shape, a stream cut short, or more than MaxResponseBytes.
-	BadResponse
+	Unreachable = backend.Unreachable
+	Timeout     = backend.Timeout
+	Rejected    = backend.Rejected
+	BadResponse = backend.BadResponse
 )
-
-func (k ErrorKind) String() string {
-	switch k {
-	case Unreachable:
-		return "unreachable"
-	case Timeout:
-		return "timeout"
-	case Rejected:
-		return "rejected"
-	case BadResponse:
-		return "bad response"
-	default:
-		return "unknown"
-	}
-}
 
 // Error is a failed RAGFlow call. HTTPStatus and Code are the backend's HTTP
 // status and envelope code when it answered at all (0 otherwise). Detail is

@@ -58,12 +58,12 @@ func (s *Server) handleGetIndex(w http.ResponseWriter, r *http.Request, _ creden
 }
 
 func (s *Server) handleDevRequests(w http.ResponseWriter, _ *http.Request, _ credential) *apiError {
-	writeJSON(w, http.StatusOK, map[string][]LoggedRequest{"requests": s.log.snapshot()})
+	writeJSON(w, http.StatusOK, map[string][]LoggedRequest{"requests": s.log.Snapshot()})
 	return nil
 }
 
 func (s *Server) handleDevClear(w http.ResponseWriter, _ *http.Request, _ credential) *apiError {
-	s.log.clear()
+	s.log.Clear()
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

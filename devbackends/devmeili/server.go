@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/wikigate/wikigate/devbackends/devlog"
 	"github.com/wikigate/wikigate/samplewiki"
 )
 
@@ -33,7 +34,7 @@ type Server struct {
 	searchUID string
 	searchKey string
 	index     *index
-	log       *requestLog
+	log       *devlog.Ring[LoggedRequest]
 	mux       *http.ServeMux
 	now       func() time.Time
 	bodyLimit int64
@@ -81,7 +82,7 @@ func New(cfg Config) (*Server, error) {
 		searchUID: searchKeyUID,
 		searchKey: deriveKey(cfg.MasterKey, searchKeyUID),
 		index:     newIndex(uid, corpus, now),
-		log:       newRequestLog(logSize),
+		log:       devlog.NewRing[LoggedRequest](logSize),
 		now:       time.Now,
 		bodyLimit: defaultBodyLimit,
 		startedAt: now,
@@ -95,7 +96,7 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) SearchKey() (uid, key string) { return s.searchUID, s.searchKey }
 
 // Requests returns the request log, oldest first.
-func (s *Server) Requests() []LoggedRequest { return s.log.snapshot() }
+func (s *Server) Requests() []LoggedRequest { return s.log.Snapshot() }
 
 func (s *Server) routes() {
 	mux := http.NewServeMux()
@@ -116,15 +117,15 @@ func (s *Server) routes() {
 // ServeHTTP routes the request and logs it, whatever the outcome.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &LoggedRequest{Time: s.now().UTC(), Method: r.Method, Path: r.URL.Path, Auth: authNone}
-	sw := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	sw := &devlog.StatusWriter{ResponseWriter: w}
 	r = withRecord(r, rec)
 	if _, pattern := s.mux.Handler(r); pattern == "" {
 		s.noRoute(sw, r)
 	} else {
 		s.mux.ServeHTTP(sw, r)
 	}
-	rec.Status = sw.status
-	s.log.add(*rec)
+	rec.Status = sw.Status()
+	s.log.Add(*rec)
 }
 
 // noRoute answers like the engine's HTTP framework: an empty 404, or an

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wikigate/wikigate/devbackends/devlog"
 	"github.com/wikigate/wikigate/samplewiki"
 )
 
@@ -40,7 +41,7 @@ type Config struct {
 type Server struct {
 	cfg    Config
 	model  *model
-	log    *requestLog
+	log    *devlog.Ring[LoggedRequest]
 	routes []route
 	now    func() time.Time
 }
@@ -63,7 +64,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.LogSize <= 0 {
 		cfg.LogSize = 1000
 	}
-	s := &Server{cfg: cfg, model: buildModel(cfg.Corpus), log: newRequestLog(cfg.LogSize), now: time.Now}
+	s := &Server{cfg: cfg, model: buildModel(cfg.Corpus), log: devlog.NewRing[LoggedRequest](cfg.LogSize), now: time.Now}
 	s.routes = s.routeTable()
 	return s, nil
 }
@@ -102,13 +103,13 @@ func (s *Server) routeTable() []route {
 // checked; every request outside /_dev is logged.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &LoggedRequest{Time: s.now().UTC(), Method: r.Method, Path: r.URL.Path}
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &devlog.StatusWriter{ResponseWriter: w}
 	rt := s.serve(sw, r, rec)
 	if rt != nil && rt.dev {
 		return
 	}
-	rec.Status = sw.status()
-	s.log.add(*rec)
+	rec.Status = sw.Status()
+	s.log.Add(*rec)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) *route {

@@ -1,0 +1,45 @@
+// Package backend holds what the gate's backend clients (meili, ragflow)
+// share: how a failed call is classified. The gate maps a kind to its
+// protocol error the same way for every backend: unavailable (503) for
+// Unreachable, Timeout and Rejected; a bad gateway (502) for BadResponse.
+package backend
+
+// ErrorKind classifies a failed backend call.
+type ErrorKind int
+
+// Error kinds.
+const (
+	// Unreachable: the connection failed (refused, reset, DNS) or the
+	// caller's context ended before an answer.
+	Unreachable ErrorKind = iota + 1
+	// Timeout: the per-call deadline passed.
+	Timeout
+	// Rejected: the backend answered with an error of its own contract.
+	Rejected
+	// BadResponse: the body is not the backend's contract (HTML, invalid
+	// JSON, the wrong shape, cut short, or too big).
+	BadResponse
+)
+
+func (k ErrorKind) String() string {
+	switch k {
+	case Unreachable:
+		return "unreachable"
+	case Timeout:
+		return "timeout"
+	case Rejected:
+		return "rejected"
+	case BadResponse:
+		return "bad_response"
+	default:
+		return "unknown"
+	}
+}
+
+// Status is the HTTP status the gate answers for a failure of this kind.
+func (k ErrorKind) Status() int {
+	if k == BadResponse {
+		return 502
+	}
+	return 503
+}
