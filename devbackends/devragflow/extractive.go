@@ -99,15 +99,14 @@ func extractiveAnswer(blocks []contextBlock, question string) string {
 }
 
 // blockSentences lists the prose sentences of every block, skipping field
-// labels other than Content, headings and code fences.
+// labels other than Content, headings, tables and code. Wrapped lines of a
+// paragraph are joined first, so a sentence is never cut at a line break.
 func blockSentences(blocks []contextBlock) []*candidate {
 	var out []*candidate
 	for _, b := range blocks {
-		for _, line := range b.lines {
-			text, ok := proseOf(line)
-			if !ok {
-				continue
-			}
+		for _, para := range paragraphs(b.lines) {
+			text := mdLink.ReplaceAllString(para, "$1")
+			text = strings.ReplaceAll(text, "**", "")
 			for _, s := range strings.Split(blockSplitR.ReplaceAllString(text, "$1\x00"), "\x00") {
 				if s = strings.TrimSpace(s); len(s) >= 3 {
 					out = append(out, &candidate{text: s, block: b.id, terms: termSet(s)})
@@ -116,6 +115,49 @@ func blockSentences(blocks []contextBlock) []*candidate {
 		}
 	}
 	return out
+}
+
+// mdLink matches a markdown link; the answer keeps its text only.
+var mdLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+
+// paragraphs joins consecutive prose lines; a non-prose line, a blank line
+// or a list item starts a new paragraph, and code blocks are skipped.
+func paragraphs(lines []string) []string {
+	var out []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, " "))
+			cur = nil
+		}
+	}
+	inFence := false
+	for _, line := range lines {
+		if strings.HasPrefix(strings.TrimSpace(stripLabel(line)), "```") {
+			inFence = !inFence
+			flush()
+			continue
+		}
+		text, ok := proseOf(line)
+		if !ok || inFence {
+			flush()
+			continue
+		}
+		if bulletMark.MatchString(strings.TrimSpace(stripLabel(line))) {
+			flush()
+		}
+		cur = append(cur, text)
+	}
+	flush()
+	return out
+}
+
+// stripLabel removes a leading "Content: " label.
+func stripLabel(line string) string {
+	if m := labelLine.FindStringSubmatch(line); m != nil {
+		return m[2]
+	}
+	return line
 }
 
 func proseOf(line string) (string, bool) {
