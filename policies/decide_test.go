@@ -173,14 +173,9 @@ func TestDecideWriteToolsEnableFeedback(t *testing.T) {
 func TestDecideDatasetNotAllowed(t *testing.T) {
 	dir := copyPolicyDir(t)
 	editData(t, dir, func(data map[string]any) {
-		catalog := data["catalog"].(map[string]any)
-		var kept []any
-		for _, ds := range catalog["datasets"].([]any) {
-			if ds.(map[string]any)["id"] != opsV1Approved {
-				kept = append(kept, ds)
-			}
-		}
-		catalog["datasets"] = kept
+		// catalog.datasets is indexed project → version → status → ids.
+		ops := data["catalog"].(map[string]any)["datasets"].(map[string]any)["kunora-ops"].(map[string]any)
+		delete(ops["v1.0"].(map[string]any), "approved")
 	})
 	engine := newEngine(t, dir)
 	d, err := engine.Decide(t.Context(), agentCall("ops-readonly-agent", "search", scope(nil, nil, "v1.0")))

@@ -1,12 +1,9 @@
 package policies
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/wikigate/wikigate/protocol"
 )
@@ -47,45 +44,18 @@ var denyCodes = []protocol.Code{
 	protocol.CodeSessionForbidden,
 }
 
-// wireDecision is the decision object as the policy writes it. Pointer and
-// typed fields make a malformed decision (e.g. a string "allow") a decode
-// error instead of a silent zero value.
+// wireDecision is the decision object as the policy writes it
+// ({allow, code, reason, scope, datasets, index, write, write_tools}, read
+// by readWireDecision). A nil Allow or Scope means the policy left it out.
 type wireDecision struct {
-	Allow      *bool           `json:"allow"`
-	Code       protocol.Code   `json:"code"`
-	Reason     string          `json:"reason"`
-	Scope      *protocol.Scope `json:"scope"`
-	Datasets   []Dataset       `json:"datasets"`
-	Index      string          `json:"index"`
-	Write      bool            `json:"write"`
-	WriteTools []string        `json:"write_tools"`
-}
-
-// parseResult reads exactly one decision object out of rs. Undefined, several
-// results or a malformed object are errors (fail closed), as in
-// opa-envoy-plugin envoyauth/evaluation.go Eval.
-func parseResult(rs rego.ResultSet) (Decision, error) {
-	switch {
-	case len(rs) == 0:
-		return Decision{}, ErrUndefinedDecision
-	case len(rs) > 1:
-		return Decision{}, fmt.Errorf("policy returned %d results, want 1", len(rs))
-	case len(rs[0].Expressions) != 1:
-		return Decision{}, fmt.Errorf("policy returned %d expressions, want 1", len(rs[0].Expressions))
-	}
-	object, ok := rs[0].Expressions[0].Value.(map[string]any)
-	if !ok {
-		return Decision{}, fmt.Errorf("policy decision is %T, want an object", rs[0].Expressions[0].Value)
-	}
-	raw, err := json.Marshal(object)
-	if err != nil {
-		return Decision{}, fmt.Errorf("encode policy decision: %w", err)
-	}
-	var wire wireDecision
-	if err := json.Unmarshal(raw, &wire); err != nil {
-		return Decision{}, fmt.Errorf("malformed policy decision: %w", err)
-	}
-	return wire.toDecision()
+	Allow      *bool
+	Code       protocol.Code
+	Reason     string
+	Scope      *protocol.Scope
+	Datasets   []Dataset
+	Index      string
+	Write      bool
+	WriteTools []string
 }
 
 func (w wireDecision) toDecision() (Decision, error) {

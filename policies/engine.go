@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
 	"go.uber.org/zap"
 )
 
@@ -31,7 +32,9 @@ type Options struct {
 	Query  string      // default DefaultQuery
 	Logger *zap.Logger // nil → zap.NewNop()
 	// CacheSize bounds the decision cache in bytes: 0 = DefaultCacheSize,
-	// negative disables the cache (every call evaluates the policy).
+	// negative turns it off (every call evaluates the policy). A policy that
+	// calls a nondeterministic built-in (time.now_ns, http.send...) is never
+	// cached.
 	CacheSize int
 }
 
@@ -39,10 +42,11 @@ type Options struct {
 // concurrent use: a prepared query is shared by all requests (opa:
 // docs/docs/integration.md) and replaced atomically on reload.
 type Engine struct {
-	dir      string
-	query    string
-	logger   *zap.Logger
-	debounce time.Duration
+	dir       string
+	query     string
+	logger    *zap.Logger
+	debounce  time.Duration
+	cacheSize int
 
 	current atomic.Pointer[prepared]
 
@@ -59,10 +63,11 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, errors.New("policy dir is required")
 	}
 	e := &Engine{
-		dir:      opts.Dir,
-		query:    opts.Query,
-		logger:   opts.Logger,
-		debounce: defaultDebounce,
+		dir:       opts.Dir,
+		query:     opts.Query,
+		logger:    opts.Logger,
+		debounce:  defaultDebounce,
+		cacheSize: opts.CacheSize,
 	}
 	if e.query == "" {
 		e.query = DefaultQuery
@@ -74,34 +79,67 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := files.compile(ctx, e.query)
+	p, err := files.compile(ctx, e.query, e.cacheSize)
 	if err != nil {
 		return nil, fmt.Errorf("policy in %s: %w", e.dir, err)
 	}
 	e.current.Store(p)
 	e.logger.Info("policy loaded", zap.String("dir", e.dir), zap.String("revision", p.revision))
+	e.logCacheOff(p)
 	return e, nil
 }
 
-// Decide evaluates the policy for one call. Any error means deny; the
-// returned Decision then still names the policy revision for the audit record.
+// logCacheOff says why a policy's decisions are not cached when the
+// operator did not ask for that.
+func (e *Engine) logCacheOff(p *prepared) {
+	if p.uncacheable != "" && e.cacheSize >= 0 {
+		e.logger.Info("policy decision cache off: the policy calls a nondeterministic built-in",
+			zap.String("revision", p.revision), zap.String("builtin", p.uncacheable))
+	}
+}
+
+// Decide evaluates the policy for one call, or answers from the decision
+// cache when the same policy already decided the same input. Any error means
+// deny; the returned Decision then still names the policy revision for the
+// audit record. The Decision is the caller's own copy.
 func (e *Engine) Decide(ctx context.Context, in Input) (Decision, error) {
 	p := e.current.Load()
 	denied := Decision{Revision: p.revision}
 	if err := ctx.Err(); err != nil {
 		return denied, fmt.Errorf("decide: %w", err)
 	}
-	input, err := in.toValue()
+	var key cacheKey
+	if p.cache != nil {
+		key = keyFor(p.revision, &in)
+		if d, ok := p.cache.get(key); ok {
+			return d, nil
+		}
+	}
+	d, err := p.evaluate(ctx, &in)
 	if err != nil {
 		return denied, err
 	}
-	rs, err := p.query.Eval(ctx, rego.EvalInput(input))
+	if p.cache != nil {
+		p.cache.put(key, d)
+	}
+	return d, nil
+}
+
+// evaluate runs the prepared query on in. Cancellation of ctx stops the
+// evaluation through a cancel flag set by context.AfterFunc, which costs
+// nothing until ctx is done (rego's default watches ctx with a goroutine
+// per evaluation).
+func (p *prepared) evaluate(ctx context.Context, in *Input) (Decision, error) {
+	cancel := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, cancel.Cancel)
+	defer stop()
+	rs, err := p.query.Eval(ctx, rego.EvalParsedInput(in.toAST()), rego.EvalExternalCancel(cancel))
 	if err != nil {
-		return denied, fmt.Errorf("evaluate policy %s: %w", p.revision, err)
+		return Decision{}, fmt.Errorf("evaluate policy %s: %w", p.revision, err)
 	}
 	d, err := parseResult(rs)
 	if err != nil {
-		return denied, fmt.Errorf("policy %s: %w", p.revision, err)
+		return Decision{}, fmt.Errorf("policy %s: %w", p.revision, err)
 	}
 	d.Revision = p.revision
 	return d, nil

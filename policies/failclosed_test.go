@@ -38,6 +38,11 @@ func TestDecideFailsClosed(t *testing.T) {
 		{name: "allow with dataset outside scope", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets/0/project", "value": "q"}])`, wantErr: "outside the decided scope"},
 		{name: "allow with unrequested working dataset", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets/0/status", "value": "working"}])`, wantErr: "status"},
 		{name: "write not a bool", policy: `decision := object.union(` + allowBody + `, {"write": "yes"})`, wantErr: "malformed"},
+		{name: "scope not an object", policy: `decision := object.union(` + allowBody + `, {"scope": "everything"})`, wantErr: "malformed"},
+		{name: "scope paths not strings", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/scope/paths", "value": [1]}])`, wantErr: "malformed"},
+		{name: "dataset not an object", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets/0", "value": "ds1"}])`, wantErr: "malformed"},
+		{name: "dataset id not a string", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets/0/id", "value": 1}])`, wantErr: "malformed"},
+		{name: "write tools not a list", policy: `decision := object.union(` + allowBody + `, {"write_tools": "create_feedback"})`, wantErr: "malformed"},
 		{
 			name:    "evaluation error",
 			policy:  "decision := {\"allow\": false, \"code\": \"unauthorized\"} if input.tool\ndecision := {\"allow\": false, \"code\": \"forbidden_tool\"} if input.action",
@@ -92,5 +97,18 @@ func TestDecideHonoursCancelledContext(t *testing.T) {
 	}
 	if d.Allow {
 		t.Error("cancelled decision allows")
+	}
+}
+
+// TestDecideReadsSetsAsLists: a policy may build lists as sets (their JSON
+// form is a list), and a null field is a missing one.
+func TestDecideReadsSetsAsLists(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "policy.rego", "package wikigate\n\ndecision := object.union("+allowBody+
+		`, {"write_tools": {"create_feedback"}, "datasets": {{"id": "ds1", "project": "p", "version": "main", "status": "approved"}}, "reason": null})`+"\n")
+	engine := newEngine(t, dir)
+	d, err := engine.Decide(t.Context(), agentCall("a", "search", nil))
+	if err != nil || !d.Allow || len(d.WriteTools) != 1 || d.WriteTools[0] != "create_feedback" || d.Datasets[0].ID != "ds1" {
+		t.Fatalf("Decide = %+v, %v; want the allow with its set fields as lists", d, err)
 	}
 }

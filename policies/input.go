@@ -1,10 +1,6 @@
 package policies
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-
 	"github.com/wikigate/wikigate/protocol"
 )
 
@@ -20,7 +16,10 @@ type Caller struct {
 
 // Input is one call as the policy sees it (DESIGN §5). Scope, Pages and Page
 // are already validated and normalized by the gateway, so the policy can
-// compare paths as plain strings.
+// compare paths as plain strings. The policy sees exactly the JSON encoding
+// of Input (json tags below); input_value.go builds that value without the
+// JSON round trip and must change with any field added here (its tests fail
+// otherwise).
 type Input struct {
 	Endpoint string            `json:"endpoint"`          // e.g. "/agent/tools/search", "/answer/ask"
 	Tool     string            `json:"tool"`              // search|ask|get_page|get_context|create_feedback|create_improvement_task
@@ -37,23 +36,4 @@ type Input struct {
 // held inside it.
 type SessionInput struct {
 	Scope protocol.Scope `json:"scope"`
-}
-
-// toValue turns in into the plain JSON-shaped value OPA evaluates, with
-// numbers as json.Number as OPA requires (opa: v1/rego/example_test.go
-// ExampleRego_Eval_input). The round trip keeps the policy's view of the input
-// identical to its JSON form, which is also what the security team writes in
-// *_test.rego fixtures.
-func (in Input) toValue() (map[string]any, error) {
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return nil, fmt.Errorf("encode policy input: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var value map[string]any
-	if err := dec.Decode(&value); err != nil {
-		return nil, fmt.Errorf("decode policy input: %w", err)
-	}
-	return value, nil
 }

@@ -18,13 +18,21 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
-// prepared is one loaded policy: the prepared query and the revision of the
-// files it was built from. It is immutable and shared by every request.
+// prepared is one loaded policy: the prepared query, the revision of the
+// files it was built from and its decision cache (nil when disabled, or
+// when the policy calls a nondeterministic built-in such as time.now_ns, so
+// that the same input may not get the same decision twice). It is shared by
+// every request; only the cache changes.
 type prepared struct {
 	query    rego.PreparedEvalQuery
 	revision string
+	cache    *decisionCache
+	// uncacheable names the nondeterministic built-in that turned the
+	// cache off, for the load log line.
+	uncacheable string
 }
 
 // snapshot is the policy directory read into memory once. Hashing and
@@ -122,7 +130,7 @@ func (s snapshot) hasModules() bool {
 // compile loads, compiles and prepares the snapshot (STYLE §6). Errors carry
 // the compiler's own message (file:line: rego_..._error: ...), which is what a
 // security engineer needs to fix a broken policy.
-func (s snapshot) compile(ctx context.Context, query string) (*prepared, error) {
+func (s snapshot) compile(ctx context.Context, query string, cacheSize int) (*prepared, error) {
 	if !s.hasModules() {
 		return nil, errors.New("no policy (*.rego) files")
 	}
@@ -140,15 +148,22 @@ func (s snapshot) compile(ctx context.Context, query string) (*prepared, error) 
 	if err := checkQueryDefined(compiler, query); err != nil {
 		return nil, err
 	}
-	store, err := result.Store()
+	// AST values on read: the data is converted once here, not on every
+	// read of every evaluation.
+	store, err := result.StoreWithOpts(inmem.OptReturnASTValuesOnRead(true))
 	if err != nil {
 		return nil, fmt.Errorf("load policy data: %w", err)
 	}
-	pq, err := rego.New(rego.Query(query), rego.Compiler(compiler), rego.Store(store)).PrepareForEval(ctx)
+	pq, err := rego.New(rego.Query(query), rego.Compiler(compiler), rego.Store(store),
+		rego.GenerateJSON(keepTerm)).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare policy query: %w", err)
 	}
-	return &prepared{query: pq, revision: s.revision()}, nil
+	p := &prepared{query: pq, revision: s.revision(), uncacheable: nondeterministicCall(compiler)}
+	if p.uncacheable == "" {
+		p.cache = newDecisionCache(cacheSize)
+	}
+	return p, nil
 }
 
 // checkQueryDefined refuses a policy that has no rule for a plain-reference
@@ -163,4 +178,30 @@ func checkQueryDefined(compiler *ast.Compiler, query string) error {
 		return fmt.Errorf("policy defines no rule for query %s", query)
 	}
 	return nil
+}
+
+// nondeterministicCall names a nondeterministic built-in (time.now_ns,
+// http.send, rand.intn...) the policy calls, or "" when it calls none.
+func nondeterministicCall(compiler *ast.Compiler) string {
+	found := ""
+	visit := func(name string) {
+		if b, ok := ast.BuiltinMap[name]; ok && b.Nondeterministic && found == "" {
+			found = name
+		}
+	}
+	for _, module := range compiler.Modules {
+		ast.WalkExprs(module, func(e *ast.Expr) bool {
+			if e.IsCall() {
+				visit(e.Operator().String())
+			}
+			return false
+		})
+		ast.WalkTerms(module, func(t *ast.Term) bool {
+			if call, ok := t.Value.(ast.Call); ok && len(call) > 0 {
+				visit(call[0].String())
+			}
+			return false
+		})
+	}
+	return found
 }

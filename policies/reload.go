@@ -36,6 +36,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	previous := e.current.Swap(next)
 	e.logger.Info("policy reloaded", zap.String("dir", e.dir),
 		zap.String("previous_revision", previous.revision), zap.String("revision", next.revision))
+	e.logCacheOff(next)
 	return nil
 }
 
@@ -50,7 +51,7 @@ func (e *Engine) build(ctx context.Context) (next *prepared, unchanged bool, err
 	if files.revision() == e.Revision() {
 		return nil, true, nil
 	}
-	next, err = files.compile(ctx, e.query)
+	next, err = files.compile(ctx, e.query, e.cacheSize)
 	if err != nil {
 		return nil, false, fmt.Errorf("policy in %s: %w", e.dir, err)
 	}

@@ -1,29 +1,22 @@
 package wikigate
 
-# Datasets (protocol §6.2 step 6, §6.3): approved datasets of every effective
-# project at the effective version, plus working ones when working docs were
-# requested and granted. Every project needs an approved dataset: an empty
-# list must never reach RAGFlow, which reads it as "everything".
+# Datasets (protocol §6.2 step 6, §6.3): the approved datasets of every
+# effective project at the effective version, plus the working ones when
+# working docs were requested and granted. data.catalog.datasets is indexed
+# project → version → status → ids, so finding them is three lookups per
+# project, never a scan of the catalog. Every project needs an approved
+# dataset: an empty list must never reach RAGFlow, which reads it as
+# "everything".
 
-allowed_statuses contains "approved"
+allowed_statuses := ["approved", "working"] if req_working_docs else := ["approved"]
 
-allowed_statuses contains "working" if req_working_docs
+datasets := [{"id": id, "project": p, "version": effective_version, "status": status} |
+	some p in effective_projects
+	some status in allowed_statuses
+	some id in data.catalog.datasets[p][effective_version][status]
+]
 
-dataset_set contains {"id": d.id, "project": d.project, "version": d.version, "status": d.status} if {
-	some d in data.catalog.datasets
-	d.project in effective_projects
-	d.version == effective_version
-	d.status in allowed_statuses
-}
-
-datasets := [d | some d in dataset_set]
-
-has_approved_dataset(project) if {
-	some d in data.catalog.datasets
-	d.project == project
-	d.version == effective_version
-	d.status == "approved"
-}
+has_approved_dataset(project) if count(data.catalog.datasets[project][effective_version].approved) > 0
 
 dataset_problems contains sprintf("no approved dataset for project %q at version %q", [p, effective_version]) if {
 	some p in effective_projects

@@ -85,3 +85,15 @@ test_working_docs_without_projects_keep_projects_granting_them if {
 	d.scope.projects == ["kunora-kgent"]
 	d.scope.includeWorkingDocs == true
 }
+
+test_projects_from_several_paths_listed_once if {
+	d := wikigate.decision with input as agent_call("docs-maintainer-agent", "search", scope([], [kgent, kgent_extras], ""))
+	d.scope.projects == ["kunora-kgent"]
+	dataset_ids(d) == {kgent_main_approved}
+}
+
+test_projects_from_paths_of_two_projects if {
+	d := wikigate.decision with input as agent_call("docs-maintainer-agent", "search", scope([], [gateway, kgent], ""))
+	d.scope.projects == ["kunora-gateway", "kunora-kgent"]
+	d.scope.paths == [gateway, kgent]
+}

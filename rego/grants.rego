@@ -19,5 +19,6 @@ grants_working_docs(project) if caller_grants[project].working_docs == true
 # path_granted(x) is true when a grant of an effective project covers x.
 path_granted(x) if {
 	some project in effective_projects
-	within_any(x, caller_grants[project].paths)
+	some base in caller_grants[project].paths
+	path_within(x, base)
 }

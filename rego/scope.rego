@@ -5,7 +5,15 @@ package wikigate
 # the human page or public default, and finally the caller's grant. Every
 # filled-in value is then checked against the grant like a requested one
 # (scope_checks.rego), so a default can never exceed what is granted.
+#
+# The gateway asks once per call, so these rules are written for speed:
+# lookups by key, conditions inline rather than in helper functions, and
+# shortcuts for the common cases (no paths, no version) that give the same
+# result as the general rule.
 
+# The requested scope and, on a session turn, the session's scope. Rules read
+# their parts directly (input.scope.paths is undefined when there is no
+# scope), which is cheaper than going through these.
 given := input.scope if {
 	is_object(input.scope)
 } else := {}
@@ -16,24 +24,30 @@ session_scope := input.session.scope if {
 	on_session
 } else := {}
 
-req_projects := v if {
-	v := listed(given, "projects")
-} else := v if {
-	v := listed(session_scope, "projects")
+# A scope part is given when it is a non-empty list (or string, for the
+# version); an empty or missing part is left to the next source.
+req_projects := input.scope.projects if {
+	is_array(input.scope.projects)
+	count(input.scope.projects) > 0
+} else := input.session.scope.projects if {
+	is_array(input.session.scope.projects)
+	count(input.session.scope.projects) > 0
 } else := []
 
-req_paths := v if {
-	v := listed(given, "paths")
-} else := v if {
-	v := listed(session_scope, "paths")
+req_paths := input.scope.paths if {
+	is_array(input.scope.paths)
+	count(input.scope.paths) > 0
+} else := input.session.scope.paths if {
+	is_array(input.session.scope.paths)
+	count(input.session.scope.paths) > 0
 } else := []
 
-req_version := v if {
-	v := given.version
-	v != ""
-} else := v if {
-	v := session_scope.version
-	v != ""
+req_version := input.scope.version if {
+	is_string(input.scope.version)
+	input.scope.version != ""
+} else := input.session.scope.version if {
+	is_string(input.session.scope.version)
+	input.session.scope.version != ""
 } else := ""
 
 # A turn without a scope keeps the session's working-docs flag; any explicit
@@ -47,25 +61,25 @@ req_working_docs if {
 
 req_working_docs if {
 	not is_object(input.scope)
-	session_scope.includeWorkingDocs == true
+	input.session.scope.includeWorkingDocs == true
 }
 
 effective_projects := req_projects if {
 	count(req_projects) > 0
-} else := v if {
-	v := human_default.projects
+} else := human_default.projects if {
+	human_default
 } else := candidate_projects
 
 effective_paths := req_paths if {
 	count(req_paths) > 0
-} else := v if {
-	v := human_default.paths
+} else := human_default.paths if {
+	human_default
 } else := sort({x | some p in effective_projects; some x in caller_grants[p].paths})
 
 effective_version := req_version if {
 	req_version != ""
-} else := v if {
-	v := human_default.version
+} else := human_default.version if {
+	human_default
 } else := "main" if {
 	count(effective_projects) > 0
 	every p in effective_projects {
@@ -84,27 +98,28 @@ effective_scope := {
 # the requested paths (all granted projects when no path was given), keeping
 # only those that also grant the requested version and working docs. When
 # that leaves nothing, the covering projects are kept so the scope checks can
-# say precisely what is missing.
-candidate_projects := fitting if {
-	fitting := sort([p |
+# say precisely what is missing. Without a requested version or working docs
+# every covering project fits.
+candidate_projects := covering_projects if {
+	req_version == ""
+	not req_working_docs
+} else := fitting if {
+	fitting := [p |
 		some p in covering_projects
 		version_fits(caller_grants[p])
 		working_docs_fit(p)
-	])
+	]
 	count(fitting) > 0
 } else := covering_projects
 
-covering_projects := sort([p |
+covering_projects := sort(object.keys(caller_grants)) if {
+	count(req_paths) == 0
+} else := sort({p |
 	some p, grant in caller_grants
-	covers_requested_paths(grant)
-])
-
-covers_requested_paths(_) if count(req_paths) == 0
-
-covers_requested_paths(grant) if {
 	some x in req_paths
-	within_any(x, grant.paths)
-}
+	some base in grant.paths
+	path_within(x, base)
+})
 
 version_fits(_) if req_version == ""
 

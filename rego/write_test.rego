@@ -45,6 +45,6 @@ test_datasets_checked_before_write if {
 	agents := json.patch(data.agents, [{"op": "replace", "path": "/kunora-coding-agent/write_tools", "value": []}])
 	d := wikigate.decision with input as agent_write("kunora-coding-agent", "create_feedback", null)
 		with data.agents as agents
-		with data.catalog.datasets as []
+		with data.catalog.datasets as {}
 	d.code == "dataset_not_allowed"
 }

@@ -1,0 +1,332 @@
+#!/usr/bin/env bash
+# bench/run.sh: load benchmarks of the gate against plain Caddy, plus the Go
+# micro-benchmarks, written to bench/RESULTS.md. See bench/README.md.
+#
+#   bash bench/run.sh
+#
+# Environment (all optional): BENCH_DURATION (per load run, default 10s),
+# BENCH_WARMUP (per target, default 2s), BENCH_MICRO (1 = also run the Go
+# micro-benchmarks, default 1), BENCH_BENCHTIME (go test -benchtime,
+# default 1s), BENCH_PROFILE (1 = after the load runs, profile a B run at
+# 32 connections through Caddy's pprof endpoint: CPU and allocations, top
+# entries in bench/out/profile_*.txt; default 0). Everything listens on 127.0.0.1:18xxx and every step is
+# time-bounded. Exits non-zero if any load run saw an error or a non-2xx.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=$ROOT/bench/out
+RESULTS=$ROOT/bench/RESULTS.md
+DURATION=${BENCH_DURATION:-10s}
+WARMUP=${BENCH_WARMUP:-2s}
+MICRO=${BENCH_MICRO:-1}
+BENCHTIME=${BENCH_BENCHTIME:-1s}
+PROFILE=${BENCH_PROFILE:-0}
+ADMIN=127.0.0.1:18019
+GATE=127.0.0.1:18080
+PROXY=127.0.0.1:18081
+STANDIN=127.0.0.1:18090
+RAGFLOW=127.0.0.1:18093
+COMMAND="bash bench/run.sh"
+for v in BENCH_DURATION BENCH_WARMUP BENCH_MICRO BENCH_BENCHTIME BENCH_PROFILE; do
+	if [[ -n ${!v:-} ]]; then COMMAND="$v=${!v} $COMMAND"; fi
+done
+
+die() {
+	echo "bench: FAILED: $*" >&2
+	exit 1
+}
+
+# --- processes we start, stopped on exit (by pid only) -----------------------
+
+PIDS=()
+cleanup() {
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -9 "$pid" 2>/dev/null || true
+	done
+}
+trap cleanup EXIT
+
+start() { # start NAME COMMAND... : runs COMMAND in the background, logging to $OUT/NAME.out
+	local name=$1
+	shift
+	"$@" >"$OUT/$name.out" 2>&1 &
+	PIDS+=("$!")
+	eval "${name}_PID=$!"
+}
+
+wait_http() { # wait_http URL: until URL answers at all (any status), at most 30s
+	for _ in $(seq 1 150); do
+		if curl -s -o /dev/null --max-time 1 "$1"; then return 0; fi
+		sleep 0.2
+	done
+	die "nothing answers at $1 after 30s (see $OUT/*.out)"
+}
+
+port_free() {
+	if (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; then
+		die "$1 is already in use; stop whatever listens there"
+	fi
+}
+
+# --- tools --------------------------------------------------------------------
+
+ensure_wrk() {
+	command -v wrk >/dev/null && return 0
+	echo "bench: installing wrk (Debian package)"
+	local sudo=""
+	[[ $(id -u) -ne 0 ]] && sudo=sudo
+	timeout 300 $sudo apt-get update -qq
+	timeout 300 $sudo apt-get install -y -qq wrk
+	command -v wrk >/dev/null || die "wrk is not installed and could not be installed"
+}
+
+ensure_wrk
+for tool in go curl awk timeout; do
+	command -v "$tool" >/dev/null || die "$tool is required"
+done
+
+mkdir -p "$OUT"
+rm -f "$OUT"/*.log "$OUT"/*.out "$OUT"/*.txt "$OUT"/*.pb.gz
+for addr in $GATE $PROXY $STANDIN $RAGFLOW $ADMIN; do port_free "$addr"; done
+
+echo "bench: building"
+timeout 600 go build -o wikigate ./cmd/wikigate
+timeout 300 go build -o "$OUT/standin" ./bench/standin
+
+# --- the processes --------------------------------------------------------------
+
+random_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
+export BENCH_OUT=$OUT BENCH_STANDIN=$STANDIN BENCH_RAGFLOW=$RAGFLOW
+if [[ $PROFILE == 1 ]]; then export BENCH_ADMIN=$ADMIN; fi
+export WIKIGATE_DEV_JWT_SECRET="bench-$(random_hex 32)"
+export WIKIGATE_MEILI_KEY="bench-meili-key"
+WIKIGATE_RAGFLOW_KEY="ragflow-bench$(random_hex 16)"
+export WIKIGATE_RAGFLOW_KEY WIKIGATE_RAGFLOW_DEV_KEY=$WIKIGATE_RAGFLOW_KEY
+
+start standin "$OUT/standin" -addr "$STANDIN" -size 4096
+start devbackends ./wikigate run --config bench/devbackends.Caddyfile --adapter caddyfile
+start caddy ./wikigate run --config bench/Caddyfile --adapter caddyfile
+wait_http "http://$STANDIN/health"
+wait_http "http://$RAGFLOW/"
+wait_http "http://$GATE/healthz"
+wait_http "http://$PROXY/health"
+
+TOKEN=$(timeout 30 ./wikigate wikigate token --agent kunora-coding-agent --ttl 1h)
+SEARCH_BODY=$(curl -s --max-time 5 -X POST "http://$STANDIN/indexes/wiki_pages/search" -d '{}')
+STANDIN_BYTES=${#SEARCH_BODY}
+STANDIN_HITS=$(grep -o '"_rankingScore"' <<<"$SEARCH_BODY" | wc -l)
+
+# The requests. A sends what the gate sends Meilisearch for B's call.
+A_PATH=/indexes/wiki_pages/search
+A_BODY='{"q":"agent memory","filter":"project IN [\"kunora-kgent\"] AND version = \"main\" AND status = \"approved\"","limit":'$STANDIN_HITS',"attributesToRetrieve":["id","path","url","title","project","version","status","headings"],"attributesToCrop":["content"],"cropLength":30,"showRankingScore":true}'
+B_PATH=/agent/tools/search
+B_BODY='{"question":"agent memory","limit":'$STANDIN_HITS'}'
+C_PATH=/agent/tools/ask
+C_BODY='{"question":"How do I configure agent memory?"}'
+
+# Smoke: each target answers 200, and B keeps every hit (none dropped).
+smoke() { # smoke NAME ADDR PATH BODY [TOKEN]
+	local status
+	status=$(curl -s -o "$OUT/smoke_$1.txt" -w '%{http_code}' --max-time 30 -X POST \
+		-H 'Content-Type: application/json' ${5:+-H "Authorization: Bearer $5"} -d "$4" "http://$2$3")
+	[[ $status == 200 ]] || die "smoke $1: HTTP $status: $(head -c 300 "$OUT/smoke_$1.txt")"
+}
+smoke A $PROXY $A_PATH "$A_BODY"
+smoke B $GATE $B_PATH "$B_BODY" "$TOKEN"
+smoke C $GATE $C_PATH "$C_BODY" "$TOKEN"
+B_HITS=$(grep -o '"sourceProject"' "$OUT/smoke_B.txt" | wc -l)
+[[ $B_HITS -eq $STANDIN_HITS ]] || die "B returned $B_HITS hits, the stand-in sent $STANDIN_HITS"
+C_BYTES=$(wc -c <"$OUT/smoke_C.txt")
+
+# --- load runs --------------------------------------------------------------------
+
+TICKS=$(getconf CLK_TCK)
+cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+HWM_RESET=yes
+reset_hwm() { echo 5 >"/proc/$1/clear_refs" 2>/dev/null || HWM_RESET=no; }
+hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
+
+# wrk_run CONNS DURATION ADDR PATH BODY [TOKEN]: prints wrk's BENCH line.
+wrk_run() {
+	local threads=$(($1 < 2 ? 1 : 2)) secs=${2%s}
+	BENCH_BODY=$5 BENCH_TOKEN=${6:-} timeout $((secs + 30)) \
+		wrk -t"$threads" -c"$1" -d"$2" --timeout 5s -s bench/report.lua "http://$3$4" |
+		grep '^BENCH ' || die "wrk produced no summary for http://$3$4"
+}
+
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
+
+declare -A R # R[run,metric]
+FAILED=()
+measure() { # measure NAME CONNS ADDR PATH BODY [TOKEN]
+	local name=$1 conns=$2 before after line
+	reset_hwm "$caddy_PID"
+	before=$(cpu_ticks "$caddy_PID")
+	line=$(wrk_run "$conns" "$DURATION" "$3" "$4" "$5" "${6:-}")
+	after=$(cpu_ticks "$caddy_PID")
+	[[ -n $line ]] || die "run $name c=$conns produced no summary"
+	local key="$name,$conns" requests errors
+	requests=$(field requests "$line")
+	errors=$(($(field connect "$line") + $(field read "$line") + $(field write "$line") + $(field status "$line") + $(field timeout "$line")))
+	R[$key,requests]=$requests
+	R[$key,errors]=$errors
+	R[$key,non2xx]=$(field non2xx "$line")
+	R[$key,rps]=$(awk -v n="$requests" -v d="$(field duration_us "$line")" 'BEGIN {printf "%.0f", n / (d / 1e6)}')
+	R[$key,p50]=$(field p50_us "$line")
+	R[$key,p99]=$(field p99_us "$line")
+	R[$key,cpu]=$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$requests" 'BEGIN {printf "%.1f", n ? t / hz * 1e6 / n : 0}')
+	R[$key,rss]=$(awk -v k="$(hwm_kib "$caddy_PID")" 'BEGIN {printf "%.1f", k / 1024}')
+	echo "bench: $name c=$conns: ${R[$key,rps]} req/s, p50 ${R[$key,p50]} µs, p99 ${R[$key,p99]} µs, CPU ${R[$key,cpu]} µs/req, RSS ${R[$key,rss]} MiB, non-2xx ${R[$key,non2xx]}, errors $errors"
+	if [[ $requests -eq 0 || $errors -ne 0 || ${R[$key,non2xx]} -ne 0 ]]; then
+		FAILED+=("$name c=$conns: $requests requests, ${R[$key,non2xx]} non-2xx, $errors errors")
+	fi
+}
+
+warm() { # warm ADDR PATH BODY [TOKEN]: a short unrecorded run that must also be clean
+	local line
+	line=$(wrk_run 32 "$WARMUP" "$@")
+	[[ -n $line ]] || die "warm-up of $2 produced no summary"
+	[[ $(field non2xx "$line") -eq 0 && $(field status "$line") -eq 0 ]] || FAILED+=("warm-up of $2: $line")
+}
+
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+for conns in 1 32; do
+	warm $PROXY $A_PATH "$A_BODY"
+	measure A "$conns" $PROXY $A_PATH "$A_BODY"
+	warm $GATE $B_PATH "$B_BODY" "$TOKEN"
+	measure B "$conns" $GATE $B_PATH "$B_BODY" "$TOKEN"
+	warm $GATE $C_PATH "$C_BODY" "$TOKEN"
+	measure C "$conns" $GATE $C_PATH "$C_BODY" "$TOKEN"
+done
+AUDIT_LINES=$(wc -l <"$OUT/audit.log")
+
+# profile_b: CPU and allocation profiles of the gate during a B run.
+profile_b() {
+	local secs=${DURATION%s}
+	echo "bench: profiling B at 32 connections for $DURATION"
+	wrk_run 32 "$((secs + 4))s" $GATE $B_PATH "$B_BODY" "$TOKEN" >"$OUT/profile_wrk.txt" &
+	local wrk_pid=$!
+	sleep 2
+	curl -s --max-time $((secs + 20)) -o "$OUT/cpu.pb.gz" "http://$ADMIN/debug/pprof/profile?seconds=$((secs / 2))"
+	curl -s --max-time $((secs + 20)) -o "$OUT/allocs.pb.gz" "http://$ADMIN/debug/pprof/allocs?seconds=$((secs / 2))"
+	wait "$wrk_pid" || die "the profiled B run failed"
+	go tool pprof -top -nodecount=40 wikigate "$OUT/cpu.pb.gz" >"$OUT/profile_cpu.txt" 2>&1
+	go tool pprof -top -cum -nodecount=60 wikigate "$OUT/cpu.pb.gz" >"$OUT/profile_cpu_cum.txt" 2>&1
+	go tool pprof -top -sample_index=alloc_space -nodecount=40 wikigate "$OUT/allocs.pb.gz" >"$OUT/profile_allocs.txt" 2>&1
+	go tool pprof -top -cum -sample_index=alloc_space -nodecount=60 wikigate "$OUT/allocs.pb.gz" >"$OUT/profile_allocs_cum.txt" 2>&1
+}
+if [[ $PROFILE == 1 ]]; then profile_b; fi
+cleanup
+PIDS=()
+
+# --- micro-benchmarks -------------------------------------------------------------
+
+MICRO_OUT=$OUT/micro.txt
+if [[ $MICRO == 1 ]]; then
+	echo "bench: Go micro-benchmarks"
+	timeout 600 go test -run '^$' -bench . -benchmem -benchtime "$BENCHTIME" ./policies/ ./bench/ >"$MICRO_OUT" 2>&1 ||
+		die "micro-benchmarks failed: $(tail -5 "$MICRO_OUT")"
+	timeout 300 go test -run '^$' -bench AuthenticateAgent -benchmem -benchtime "$BENCHTIME" ./identity/ >>"$MICRO_OUT" 2>&1 ||
+		die "identity benchmarks failed: $(tail -5 "$MICRO_OUT")"
+fi
+
+# --- RESULTS.md ----------------------------------------------------------------------
+
+us() { awk -v ns="$1" 'BEGIN {printf (ns < 10000 ? "%.2f" : "%.0f"), ns / 1000}'; }
+decide_ns() { awk -v name="BenchmarkDecide/agents=$1/$2" '$1 ~ "^" name "(-[0-9]+)?$" {print $3}' "$MICRO_OUT"; }
+verdict() { awk -v ok="$1" 'BEGIN {print (ok ? "met" : "**missed**")}'; }
+
+write_results() {
+	local ratio1 ratio32 cpu1 cpu32 p50d commit dirty
+	ratio1=$(awk -v b="${R[B,1,rps]}" -v a="${R[A,1,rps]}" 'BEGIN {printf "%.2f", b / a}')
+	ratio32=$(awk -v b="${R[B,32,rps]}" -v a="${R[A,32,rps]}" 'BEGIN {printf "%.2f", b / a}')
+	cpu1=$(awk -v b="${R[B,1,cpu]}" -v a="${R[A,1,cpu]}" 'BEGIN {printf "%+.1f", b - a}')
+	cpu32=$(awk -v b="${R[B,32,cpu]}" -v a="${R[A,32,cpu]}" 'BEGIN {printf "%+.1f", b - a}')
+	p50d=$(( ${R[B,1,p50]} - ${R[A,1,p50]} ))
+	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
+	cat <<MD
+# Benchmark results
+
+Generated by \`bench/run.sh\`; see [README.md](README.md) for what each run measures.
+
+- **Date:** $(date -u '+%Y-%m-%d %H:%M UTC'), commit \`$commit\`$( ((dirty)) && echo " with $dirty uncommitted changes in the tree")
+- **Command:** \`$COMMAND\` (from the repository root)
+- **Machine:** $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), $(go version | cut -d' ' -f3); load average at start $LOAD_START. wrk, the stand-in, the development RAGFlow and Caddy all share these cores (and the machine is shared with other work), so absolute numbers are below a dedicated server's; compare runs of the same file.
+- **Runs:** $DURATION each after a $WARMUP warm-up at 32 connections; wrk 1 thread for 1 connection, 2 threads for 32; loopback only.
+- **Bodies:** the stand-in answers every search with $STANDIN_BYTES bytes ($STANDIN_HITS hits in the page schema); B returns all $STANDIN_HITS hits reshaped; C's answer was $C_BYTES bytes.
+- **Logging:** Caddy's own log at WARN to a file; audit records **on**, one JSON line per call to a file (\`bench/out/audit.log\`, $AUDIT_LINES lines this run), the way an operator keeps them. No access logs on either site.
+- **Caches:** defaults: verified-token cache and decision cache on (every B call after the first is a hit in both).
+- **Measured process:** the one Caddy serving A (reverse_proxy) and B/C (the gate); the stand-in and the development RAGFlow run in their own processes. CPU is utime+stime from /proc/PID/stat over the run divided by completed requests; peak RSS is VmHWM$( [[ $HWM_RESET == yes ]] && echo ", reset before each run" || echo " over the process lifetime (could not reset it)").
+
+## Load runs
+
+| run | conns | req/s | p50 µs | p99 µs | Caddy CPU µs/req | peak RSS MiB | requests | non-2xx | errors |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+MD
+	local run conns label
+	for run in A B C; do
+		case $run in
+		A) label="A: reverse_proxy → stand-in search" ;;
+		B) label="B: gate /agent/tools/search → stand-in" ;;
+		C) label="C: gate /agent/tools/ask → dev RAGFlow" ;;
+		esac
+		for conns in 1 32; do
+			local k="$run,$conns"
+			echo "| $label | $conns | ${R[$k,rps]} | ${R[$k,p50]} | ${R[$k,p99]} | ${R[$k,cpu]} | ${R[$k,rss]} | ${R[$k,requests]} | ${R[$k,non2xx]} | ${R[$k,errors]} |"
+		done
+	done
+	cat <<MD
+
+## B against A
+
+| | 1 connection | 32 connections |
+|---|---:|---:|
+| req/s, B / A | $ratio1 | $ratio32 |
+| Caddy CPU µs/req, B − A | $cpu1 | $cpu32 |
+| p50 µs, B − A | $p50d | $(( ${R[B,32,p50]} - ${R[A,32,p50]} )) |
+
+## Budget
+
+| line | goal | measured | |
+|---|---|---|---|
+| B req/s at 32 connections | ≥ 0.85 × A | $ratio32 × A | $(verdict "$(awk -v r="$ratio32" 'BEGIN {print (r >= 0.85)}')") |
+| Caddy CPU the gate adds over A | ≤ 20 µs/req | $cpu1 (1 conn), $cpu32 (32 conns) | $(verdict "$(awk -v a="$cpu1" -v b="$cpu32" 'BEGIN {print (a <= 20 && b <= 20)}')") |
+| p50 the gate adds at 1 connection | ≤ 50 µs | $p50d µs | $(verdict "$((p50d <= 50))") |
+| errors and non-2xx, every load run | 0 | $( ((${#FAILED[@]})) && echo "${#FAILED[@]} failing runs" || echo "0 in all runs") | $(verdict "$(( ${#FAILED[@]} == 0 ))") |
+MD
+	if [[ $MICRO == 1 ]]; then
+		local cold=$(decide_ns 10000 cold) cached=$(decide_ns 10000 cached)
+		cat <<MD
+| Decide uncached, 10,000 agents | ≤ 15 µs | $(us "$cold") µs | $(verdict "$(awk -v n="$cold" 'BEGIN {print (n <= 15000)}')") |
+| Decide cached, 10,000 agents | ≤ 2 µs | $(us "$cached") µs | $(verdict "$(awk -v n="$cached" 'BEGIN {print (n <= 2000)}')") |
+| Decide flat in agents (uncached 1 / 100 / 10,000) | flat | $(us "$(decide_ns 1 cold)") / $(us "$(decide_ns 100 cold)") / $(us "$cold") µs | $(verdict "$(awk -v a="$(decide_ns 1 cold)" -v c="$cold" 'BEGIN {print (c <= 1.25 * a)}')") |
+
+## Go micro-benchmarks
+
+\`go test -run '^\$' -bench . -benchmem -benchtime $BENCHTIME ./policies/ ./bench/\` and
+\`go test -run '^\$' -bench AuthenticateAgent -benchmem -benchtime $BENCHTIME ./identity/\`
+(session store benchmarks live in \`sessions/\`, see README.md):
+
+\`\`\`
+$(grep -E '^(Benchmark|ok|FAIL|cpu:)' "$MICRO_OUT")
+\`\`\`
+MD
+	fi
+	if ((${#FAILED[@]})); then
+		echo
+		echo "## FAILED"
+		echo
+		printf -- '- %s\n' "${FAILED[@]}"
+	fi
+}
+
+write_results >"$RESULTS"
+echo "bench: wrote $RESULTS"
+if ((${#FAILED[@]})); then
+	die "$(printf '%s; ' "${FAILED[@]}")"
+fi

@@ -1,0 +1,188 @@
+package policies
+
+import (
+	"encoding/binary"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// The policy's input is the JSON encoding of Input. Encoding it to JSON,
+// decoding it and converting the result to OPA's AST cost more than the
+// shipped policy's whole evaluation, so toAST builds the AST value directly
+// and inputKey writes a compact canonical form for the decision cache. Both
+// mirror the json tags of Input, Caller, SessionInput, protocol.Scope and
+// protocol.PageRef, omitempty included; input_value_test.go checks them
+// against encoding/json on generated inputs, so a new field that is not
+// added here fails the tests instead of being silently invisible.
+
+// toAST is in as the policy sees it, identical to its JSON encoding.
+func (in *Input) toAST() ast.Value {
+	obj := ast.NewObject(
+		item("endpoint", ast.StringTerm(in.Endpoint)),
+		item("tool", ast.StringTerm(in.Tool)),
+		item("action", ast.StringTerm(in.Action)),
+		item("site_mode", ast.StringTerm(in.SiteMode)),
+		item("caller", callerTerm(&in.Caller)),
+		item("scope", optionalScopeTerm(in.Scope)),
+	)
+	if len(in.Pages) > 0 {
+		obj.Insert(ast.StringTerm("pages"), stringsTerm(in.Pages))
+	}
+	if in.Page != nil {
+		obj.Insert(ast.StringTerm("page"), pageTerm(in.Page))
+	}
+	if in.Session != nil {
+		obj.Insert(ast.StringTerm("session"), ast.ObjectTerm(item("scope", scopeTerm(&in.Session.Scope))))
+	}
+	return obj
+}
+
+func item(key string, value *ast.Term) [2]*ast.Term {
+	return ast.Item(ast.StringTerm(key), value)
+}
+
+func callerTerm(c *Caller) *ast.Term {
+	roles := ast.NullTerm()
+	if c.Roles != nil {
+		roles = stringsTerm(c.Roles)
+	}
+	return ast.ObjectTerm(
+		item("type", ast.StringTerm(c.Type)),
+		item("id", ast.StringTerm(c.ID)),
+		item("anonymous", ast.BooleanTerm(c.Anonymous)),
+		item("roles", roles),
+		item("credential", ast.StringTerm(c.Credential)),
+	)
+}
+
+func optionalScopeTerm(s *protocol.Scope) *ast.Term {
+	if s == nil {
+		return ast.NullTerm()
+	}
+	return scopeTerm(s)
+}
+
+func scopeTerm(s *protocol.Scope) *ast.Term {
+	obj := ast.NewObject(item("includeWorkingDocs", ast.BooleanTerm(s.IncludeWorkingDocs)))
+	if len(s.Projects) > 0 {
+		obj.Insert(ast.StringTerm("projects"), stringsTerm(s.Projects))
+	}
+	if len(s.Paths) > 0 {
+		obj.Insert(ast.StringTerm("paths"), stringsTerm(s.Paths))
+	}
+	if s.Version != "" {
+		obj.Insert(ast.StringTerm("version"), ast.StringTerm(s.Version))
+	}
+	return ast.NewTerm(obj)
+}
+
+func pageTerm(p *protocol.PageRef) *ast.Term {
+	obj := ast.NewObject()
+	if p.Path != "" {
+		obj.Insert(ast.StringTerm("path"), ast.StringTerm(p.Path))
+	}
+	if p.URL != "" {
+		obj.Insert(ast.StringTerm("url"), ast.StringTerm(p.URL))
+	}
+	return ast.NewTerm(obj)
+}
+
+func stringsTerm(ss []string) *ast.Term {
+	terms := make([]*ast.Term, len(ss))
+	for i, s := range ss {
+		terms[i] = ast.StringTerm(s)
+	}
+	return ast.ArrayTerm(terms...)
+}
+
+// Tags of the canonical form: every value is a tag, then its content.
+// Strings and lists are length-prefixed, so no two different inputs write
+// the same bytes.
+const (
+	tagAbsent byte = iota
+	tagNull
+	tagFalse
+	tagTrue
+	tagString
+	tagList
+	tagObject
+)
+
+// appendKey appends the canonical form of in: two inputs write the same
+// bytes exactly when their JSON encodings are equal.
+func (in *Input) appendKey(b []byte) []byte {
+	b = appendString(b, in.Endpoint)
+	b = appendString(b, in.Tool)
+	b = appendString(b, in.Action)
+	b = appendString(b, in.SiteMode)
+	b = appendString(b, in.Caller.Type)
+	b = appendString(b, in.Caller.ID)
+	b = appendBool(b, in.Caller.Anonymous)
+	if in.Caller.Roles == nil {
+		b = append(b, tagNull)
+	} else {
+		b = appendList(b, in.Caller.Roles)
+	}
+	b = appendString(b, in.Caller.Credential)
+	if in.Scope == nil {
+		b = append(b, tagNull)
+	} else {
+		b = appendScope(b, in.Scope)
+	}
+	b = appendOmitEmptyList(b, in.Pages)
+	if in.Page == nil {
+		b = append(b, tagAbsent)
+	} else {
+		b = append(b, tagObject)
+		b = appendOmitEmptyString(b, in.Page.Path)
+		b = appendOmitEmptyString(b, in.Page.URL)
+	}
+	if in.Session == nil {
+		return append(b, tagAbsent)
+	}
+	return appendScope(append(b, tagObject), &in.Session.Scope)
+}
+
+func appendScope(b []byte, s *protocol.Scope) []byte {
+	b = append(b, tagObject)
+	b = appendOmitEmptyList(b, s.Projects)
+	b = appendOmitEmptyList(b, s.Paths)
+	b = appendOmitEmptyString(b, s.Version)
+	return appendBool(b, s.IncludeWorkingDocs)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(append(b, tagString), uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendOmitEmptyString(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, tagAbsent)
+	}
+	return appendString(b, s)
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, tagTrue)
+	}
+	return append(b, tagFalse)
+}
+
+func appendList(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(append(b, tagList), uint64(len(ss)))
+	for _, s := range ss {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+func appendOmitEmptyList(b []byte, ss []string) []byte {
+	if len(ss) == 0 {
+		return append(b, tagAbsent)
+	}
+	return appendList(b, ss)
+}
