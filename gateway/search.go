@@ -25,9 +25,11 @@ func (r *searchRequest) validate() error {
 	return validateStandard(&r.Standard, true)
 }
 
-// searchAttributes are the page fields a search hit needs; page content stays
-// out of search responses (the cropped snippet comes from _formatted).
-var searchAttributes = []string{"id", "path", "url", "title", "project", "version", "status", "headings"}
+// searchAttributes are the page fields a search hit needs; page content and
+// headings stay out of search responses (the snippet comes from the crop in
+// _formatted, which repeats every retrieved field: fewer fields, smaller
+// bodies).
+var searchAttributes = []string{"id", "path", "url", "title", "project", "version", "status"}
 
 // runSearch searches Meilisearch inside the decided scope and re-checks every
 // hit on the way back.

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -157,14 +158,15 @@ func (c *Client) Search(ctx context.Context, p SearchParams) (*SearchResponse, e
 	if err != nil {
 		return nil, err
 	}
-	status, header, respBody, err := c.send(ctx, http.MethodPost, c.searchURL, raw, bearer)
+	status, header, buf, err := c.send(ctx, http.MethodPost, c.searchURL, raw, bearer)
 	if err != nil {
 		return nil, err
 	}
+	defer putBuffer(buf)
 	if status/100 != 2 {
-		return nil, c.scrubbed(statusError(status, header, respBody), bearer)
+		return nil, c.scrubbed(statusError(status, header, buf.Bytes()), bearer)
 	}
-	return decodeSearch(status, respBody)
+	return decodeSearch(status, buf.Bytes())
 }
 
 // bearer is the tenant token for filter when one is configured, else APIKey.
@@ -195,10 +197,12 @@ func decodeSearch(status int, body []byte) (*SearchResponse, error) {
 // Health checks GET /health, which needs no key: nil only for 200
 // {"status":"available"}.
 func (c *Client) Health(ctx context.Context) error {
-	status, header, body, err := c.send(ctx, http.MethodGet, c.healthURL, nil, "")
+	status, header, buf, err := c.send(ctx, http.MethodGet, c.healthURL, nil, "")
 	if err != nil {
 		return err
 	}
+	defer putBuffer(buf)
+	body := buf.Bytes()
 	var h struct {
 		Status string `json:"status"`
 	}
@@ -214,10 +218,11 @@ func (c *Client) Health(ctx context.Context) error {
 	return nil
 }
 
-// send makes one bounded call and returns the status and the whole body.
-// Only failures to get a complete answer are errors here; the caller
-// judges the status.
-func (c *Client) send(ctx context.Context, method, target string, body []byte, bearer string) (int, http.Header, []byte, error) {
+// send makes one bounded call and returns the status and the whole body in
+// a pooled buffer the caller hands back with putBuffer (decoded values are
+// copies, so nothing refers to it afterwards). Only failures to get a
+// complete answer are errors here; the caller judges the status.
+func (c *Client) send(ctx context.Context, method, target string, body []byte, bearer string) (int, http.Header, *bytes.Buffer, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
@@ -239,16 +244,31 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, b
 	if resp.ContentLength > c.cfg.MaxResponseBytes {
 		return 0, nil, nil, badResponse(resp.StatusCode, "response of %d bytes is over the %d byte limit", resp.ContentLength, c.cfg.MaxResponseBytes)
 	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxResponseBytes+1))
-	if err != nil {
+	buf := bufferPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, c.cfg.MaxResponseBytes+1)); err != nil {
+		putBuffer(buf)
 		e := c.scrubbed(transportError(err), bearer)
 		e.HTTPStatus = resp.StatusCode
 		return 0, nil, nil, e
 	}
-	if int64(len(raw)) > c.cfg.MaxResponseBytes {
+	if int64(buf.Len()) > c.cfg.MaxResponseBytes {
+		putBuffer(buf)
 		return 0, nil, nil, badResponse(resp.StatusCode, "response is over the %d byte limit", c.cfg.MaxResponseBytes)
 	}
-	return resp.StatusCode, resp.Header, raw, nil
+	return resp.StatusCode, resp.Header, buf, nil
+}
+
+// bufferPool recycles response buffers: search responses are read on every
+// call and are a few KiB each.
+var bufferPool = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 16<<10)) }}
+
+// putBuffer returns buf to the pool unless it grew large (a rare big
+// response should not pin memory).
+func putBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 256<<10 {
+		bufferPool.Put(buf)
+	}
 }
 
 // scrubbed cleans e.Detail of the configured keys and the bearer in use.

@@ -146,7 +146,7 @@ func TestSearchDecodesPageHit(t *testing.T) {
 		Title: "Agent memory", Project: "kunora-kgent", Version: "main", Status: "approved",
 		PathPrefixes: []string{"publish", "publish/system"}, Headings: []string{"Agent memory", "Limits"},
 		Content:      "Memory is kept per session.",
-		Formatted:    map[string]any{"id": "abc", "content": "…kept per session.", "updatedAt": "2026-10-02T00:00:00Z", "rank": "3"},
+		Formatted:    Formatted{Content: "…kept per session."},
 		RankingScore: 0.8125,
 	}
 	if len(resp.Hits) != 1 || !reflect.DeepEqual(resp.Hits[0], want) {
@@ -350,5 +350,22 @@ func TestNewAppliesDefaults(t *testing.T) {
 	}
 	if c.searchURL != "https://search.example/indexes/wiki_pages-2/search" {
 		t.Errorf("search url = %q", c.searchURL)
+	}
+}
+
+// TestFormattedTextIgnoresNonStrings: Meilisearch stringifies numbers in
+// _formatted, and a field of another type must not fail the response.
+func TestFormattedTextIgnoresNonStrings(t *testing.T) {
+	for body, want := range map[string]FormattedText{
+		`{"_formatted":{"content":"crop"}}`: "crop",
+		`{"_formatted":{"content":12}}`:     "",
+		`{"_formatted":{"content":null}}`:   "",
+		`{"_formatted":{"content":["a"]}}`:  "",
+		`{}`:                                "",
+	} {
+		var h Hit
+		if err := json.Unmarshal([]byte(body), &h); err != nil || h.Formatted.Content != want {
+			t.Errorf("%s: got %q, %v", body, h.Formatted.Content, err)
+		}
 	}
 }

@@ -73,45 +73,59 @@ func (r *SearchResponse) Total() int {
 }
 
 // Hit is one document of the page index (DESIGN §6) as a search returns it.
-// Fields the index lacks stay empty; unknown fields are ignored.
+// Fields the index lacks stay empty; unknown fields are ignored. Every
+// field decodes in one pass (no re-parsing): this is the gate's hot path.
 type Hit struct {
-	// ID is the document id; Meilisearch ids may be integers, which are
-	// rendered in decimal.
-	ID           string   `json:"id"`
-	Path         string   `json:"path"`
-	URL          string   `json:"url"`
-	Title        string   `json:"title"`
-	Project      string   `json:"project"`
-	Version      string   `json:"version"`
-	Status       string   `json:"status"`
-	PathPrefixes []string `json:"pathPrefixes"`
-	Headings     []string `json:"headings"`
-	Content      string   `json:"content"`
+	ID           DocumentID `json:"id"`
+	Path         string     `json:"path"`
+	URL          string     `json:"url"`
+	Title        string     `json:"title"`
+	Project      string     `json:"project"`
+	Version      string     `json:"version"`
+	Status       string     `json:"status"`
+	PathPrefixes []string   `json:"pathPrefixes"`
+	Headings     []string   `json:"headings"`
+	Content      string     `json:"content"`
 	// Formatted is _formatted: the cropped or highlighted copy of the
-	// retrieved fields, in which Meilisearch turns numbers into strings.
-	Formatted map[string]any `json:"_formatted,omitempty"`
+	// retrieved fields. Only the content crop is used.
+	Formatted Formatted `json:"_formatted"`
 	// RankingScore is _rankingScore (0..1), present with ShowRankingScore.
 	RankingScore float64 `json:"_rankingScore,omitempty"`
 }
 
-// UnmarshalJSON accepts a string or integer id; every other field must have
-// the index schema's type.
-func (h *Hit) UnmarshalJSON(b []byte) error {
-	type plain Hit // without this method
-	var aux struct {
-		plain
-		ID json.RawMessage `json:"id"`
+// Formatted holds the parts of _formatted the gate uses.
+type Formatted struct {
+	Content FormattedText `json:"content"`
+}
+
+// FormattedText is a string field of _formatted. Meilisearch turns numbers
+// into strings there; anything that is not a string decodes as "" rather
+// than failing the whole response.
+type FormattedText string
+
+// UnmarshalJSON keeps strings and ignores every other JSON type.
+func (t *FormattedText) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '"' {
+		*t = ""
+		return nil
 	}
-	if err := json.Unmarshal(b, &aux); err != nil {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	id, err := documentID(aux.ID)
-	if err != nil {
-		return err
-	}
-	*h = Hit(aux.plain)
-	h.ID = id
+	*t = FormattedText(s)
 	return nil
+}
+
+// DocumentID is a document id; Meilisearch ids may be integers, which are
+// rendered in decimal.
+type DocumentID string
+
+// UnmarshalJSON accepts a string or an integer id.
+func (id *DocumentID) UnmarshalJSON(b []byte) error {
+	s, err := documentID(b)
+	*id = DocumentID(s)
+	return err
 }
 
 func documentID(raw json.RawMessage) (string, error) {

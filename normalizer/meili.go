@@ -106,7 +106,7 @@ func meiliHitInScope(h meili.Hit, eff protocol.Scope) bool {
 // only there when a crop or highlight was asked), else the start of the
 // content; plain text, whitespace collapsed.
 func meiliSnippet(h meili.Hit) string {
-	if crop, ok := h.Formatted["content"].(string); ok && strings.TrimSpace(crop) != "" {
+	if crop := string(h.Formatted.Content); strings.TrimSpace(crop) != "" {
 		return meiliTruncate(meiliCollapseSpace(meiliHighlightTags.Replace(crop)), meiliCropMaxRunes)
 	}
 	return meiliTruncate(meiliCollapseSpace(h.Content), meiliSnippetRunes)

@@ -215,12 +215,11 @@ func TestMeiliSnippet(t *testing.T) {
 		hit  meili.Hit
 		want string
 	}{
-		{"crop kept, tags and newlines gone", meili.Hit{Content: "ignored", Formatted: map[string]any{"content": "…the <em>memory</em>\n\n  window…"}}, "…the memory window…"},
+		{"crop kept, tags and newlines gone", meili.Hit{Content: "ignored", Formatted: meili.Formatted{Content: "…the <em>memory</em>\n\n  window…"}}, "…the memory window…"},
 		{"no crop: start of content", meili.Hit{Content: "# Title\n\nBody  text\there."}, "# Title Body text here."},
 		{"long content cut at 200 runes", meili.Hit{Content: long}, strings.TrimSpace(long[:200]) + "…"},
 		{"multibyte content cut on a rune", meili.Hit{Content: strings.Repeat("文", 250)}, strings.Repeat("文", 200) + "…"},
-		{"number in _formatted.content ignored", meili.Hit{Content: "plain", Formatted: map[string]any{"content": 12.0}}, "plain"},
-		{"blank crop falls back", meili.Hit{Content: "plain", Formatted: map[string]any{"content": " \n"}}, "plain"},
+		{"blank crop falls back", meili.Hit{Content: "plain", Formatted: meili.Formatted{Content: " \n"}}, "plain"},
 		{"empty", meili.Hit{}, ""},
 	}
 	for _, tt := range tests {
