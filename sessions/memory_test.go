@@ -2,6 +2,8 @@ package sessions
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"reflect"
 	"strings"
@@ -176,13 +178,16 @@ func TestStoreKeepsExpiredSessionsForGrace(t *testing.T) {
 }
 
 // A session too large for the store is refused without evicting others
-// (bigcache would empty the shard trying to fit it).
+// (bigcache would empty the shard trying to fit it). Sessions are stored
+// compressed, so the oversized turn is random text that does not compress.
 func TestStoreRefusesOversizedSession(t *testing.T) {
 	ctx := context.Background()
 	m := newStore(t, MemoryConfig{MaxBytes: 1 << 20, Now: newClock(t0).Now})
 	small, _ := newSession(t, alice, Limits{})
 	big, _ := newSession(t, alice, Limits{MaxContextTokens: 1 << 20})
-	big.AddTurn(turn(strings.Repeat("x", 300<<10), 1))
+	noise := make([]byte, 300<<10)
+	_, _ = rand.Read(noise)
+	big.AddTurn(turn(base64.StdEncoding.EncodeToString(noise), 1))
 	if err := m.Create(ctx, small); err != nil {
 		t.Fatal(err)
 	}
