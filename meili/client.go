@@ -18,6 +18,8 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	fastjson "github.com/goccy/go-json"
 )
 
 // Defaults for Config fields left zero.
@@ -178,12 +180,15 @@ func (c *Client) bearer(filter string) (string, error) {
 		now().Add(tenantTokenLifetime))
 }
 
+// decodeSearch decodes with goccy/go-json, a drop-in encoding/json that is
+// about 2.5x faster on search bodies: decoding them was the largest cost the
+// gate added to a search (bench/RESULTS.md).
 func decodeSearch(status int, body []byte) (*SearchResponse, error) {
 	var wire struct {
 		SearchResponse
 		Hits *[]Hit `json:"hits"`
 	}
-	if err := json.Unmarshal(body, &wire); err != nil {
+	if err := fastjson.Unmarshal(body, &wire); err != nil {
 		return nil, badResponse(status, "decoding search response: %v", err)
 	}
 	if wire.Hits == nil {
