@@ -22,9 +22,14 @@ scope_problems contains sprintf("path %q is not in your grant", [x]) if {
 	not path_granted(x)
 }
 
+# A project outside the grant already explains why no version is common to
+# the requested projects, so this is only said when every project is granted.
 scope_problems contains "no version is granted for every requested project" if {
 	count(effective_projects) > 0
 	not effective_version
+	every p in effective_projects {
+		caller_grants[p]
+	}
 }
 
 scope_problems contains sprintf("version %q is not granted for project %q", [effective_version, p]) if {

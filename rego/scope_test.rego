@@ -112,3 +112,12 @@ test_page_outside_requested_sub_path_forbidden if {
 	d := wikigate.decision with input as call
 	d.code == "forbidden_scope"
 }
+
+# A project outside the grant is named on its own: the missing common version
+# it implies is not reported as a second problem.
+test_ungranted_project_is_the_only_reason if {
+	d := wikigate.decision with input as agent_call("kunora-coding-agent", "search", {"projects": ["kunora-gateway"]})
+	d.allow == false
+	d.code == "forbidden_scope"
+	d.reason == "project \"kunora-gateway\" is not in your grant"
+}
