@@ -116,6 +116,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Audit:  audit.NewLogger(h.logger.Named("audit"), h.LogQuestions),
 		Logger: h.logger,
 	}
+	if deps.Observer, err = registerMetrics(ctx); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
 	if h.RAGFlow != nil {
 		rag, err := ragflow.New(h.RAGFlow.clientConfig(repl))
 		if err != nil {

@@ -30,7 +30,7 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathI
 	rec := audit.New(reqID, rt.endpoint, g.now())
 	rec.Tool = rt.tool
 	rec.SessionID = pathID
-	defer g.deps.Audit.Write(rec)
+	defer g.finish(rec)
 
 	c, err := g.admit(r, reqID, pathID, rt, rec)
 	if err == nil {
@@ -50,6 +50,14 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathI
 	}
 	rec.Fail(pe)
 	writeError(w, reqID, pe)
+}
+
+// finish writes the audit record and tells the observer.
+func (g *Gateway) finish(rec *audit.Record) {
+	g.deps.Audit.Write(rec)
+	if g.deps.Observer != nil {
+		g.deps.Observer.Observe(rec)
+	}
 }
 
 // admit performs every check before the tool runs and returns the call.

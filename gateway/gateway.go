@@ -40,6 +40,12 @@ type Searcher interface {
 	Health(ctx context.Context) error
 }
 
+// Observer is told about every finished call, after its audit record is
+// written. It must be fast and safe for concurrent use.
+type Observer interface {
+	Observe(rec *audit.Record)
+}
+
 // Config holds the gateway's tunables; zero values take the defaults.
 type Config struct {
 	SiteMode        string        // public-read (default) | authenticated-read
@@ -63,6 +69,8 @@ type Deps struct {
 	// write tools out.
 	Feedback *feedback.Store
 	Audit    *audit.Logger
+	// Observer, when set, sees every finished call's record (metrics).
+	Observer Observer
 	Logger   *zap.Logger
 }
 

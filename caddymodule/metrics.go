@@ -1,0 +1,92 @@
+package caddymodule
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/wikigate/wikigate/audit"
+)
+
+// metrics are created once per process and registered into each config's
+// registry (caddy-ratelimit's pattern), so a reload keeps counting. Every
+// label comes from a bounded set: the route's tool, the call's result (ok,
+// answered, no_answer, created, merged, replayed or a protocol error code)
+// and the backend's name. Never a caller, token or address.
+type metrics struct {
+	calls        *prometheus.CounterVec
+	callDuration *prometheus.HistogramVec
+	backend      *prometheus.HistogramVec
+	dropped      *prometheus.CounterVec
+}
+
+var (
+	metricsOnce sync.Once
+	gateMetrics *metrics
+)
+
+func newMetrics() *metrics {
+	const ns, sub = "caddy", "wikigate"
+	return &metrics{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "calls_total",
+			Help: "Calls to the gate by tool and result (ok, answered, no_answer, created, merged, replayed, or the protocol error code).",
+		}, []string{"tool", "result"}),
+		callDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Subsystem: sub, Name: "call_duration_seconds",
+			Help:    "Time the gate spent on a call, backends included.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"tool"}),
+		backend: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Subsystem: sub, Name: "backend_duration_seconds",
+			Help:    "Latency of backend calls by backend and outcome (ok or error).",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"backend", "outcome"}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "dropped_results_total",
+			Help: "Backend results dropped by the response-side scope check.",
+		}, []string{"tool"}),
+	}
+}
+
+// registerMetrics returns the process's collectors, registered into this
+// config's registry.
+func registerMetrics(ctx caddy.Context) (*metrics, error) {
+	metricsOnce.Do(func() { gateMetrics = newMetrics() })
+	reg := ctx.GetMetricsRegistry()
+	if reg == nil {
+		return gateMetrics, nil
+	}
+	for _, c := range []prometheus.Collector{gateMetrics.calls, gateMetrics.callDuration, gateMetrics.backend, gateMetrics.dropped} {
+		if err := reg.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return nil, err
+			}
+		}
+	}
+	return gateMetrics, nil
+}
+
+// Observe records one finished call.
+func (m *metrics) Observe(rec *audit.Record) {
+	result := rec.Result
+	if result == "" {
+		result = "unknown"
+	}
+	m.calls.WithLabelValues(rec.Tool, result).Inc()
+	m.callDuration.WithLabelValues(rec.Tool).Observe(time.Since(rec.Start).Seconds())
+	for _, b := range rec.Backends {
+		outcome := "ok"
+		if b.Error != "" {
+			outcome = "error"
+		}
+		m.backend.WithLabelValues(b.Name, outcome).Observe(b.Latency.Seconds())
+	}
+	if rec.Dropped > 0 {
+		m.dropped.WithLabelValues(rec.Tool).Add(float64(rec.Dropped))
+	}
+}
