@@ -53,6 +53,7 @@ type gateOptions struct {
 	extraOptions string // extra wikigate directive lines
 	feedbackPath string // default: a fresh file per test
 	meiliExtra   string // extra meilisearch block lines
+	siteExtra    string // extra lines in the gate's site block
 }
 
 // startGate loads a configuration shaped like the repo's Caddyfile and stops
@@ -80,7 +81,7 @@ func startGate(t *testing.T, o gateOptions) *gate {
 	if ragUpstream == "" {
 		ragUpstream = g.ragURL
 	}
-	cfg := fmt.Sprintf(caddyfileTemplate, gatePort, g.policyDir, g.keysFile, jwtSecret, jwtSecret,
+	cfg := fmt.Sprintf(caddyfileTemplate, gatePort, o.siteExtra, g.policyDir, g.keysFile, jwtSecret, jwtSecret,
 		upstream, meiliKey, o.meiliExtra, ragUpstream, ragflowKey, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
 	loadCaddyfile(t, cfg)
 	waitReady(t, g.url+"/healthz")
@@ -97,6 +98,7 @@ const caddyfileTemplate = `{
 }
 http://:%d {
 	bind 127.0.0.1
+	%s
 	wikigate {
 		policy_dir %s
 		api_keys_file %s
