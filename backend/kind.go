@@ -4,6 +4,8 @@
 // Unreachable, Timeout and Rejected; a bad gateway (502) for BadResponse.
 package backend
 
+import "github.com/wikigate/wikigate/protocol"
+
 // ErrorKind classifies a failed backend call.
 type ErrorKind int
 
@@ -42,4 +44,14 @@ func (k ErrorKind) Status() int {
 		return 502
 	}
 	return 503
+}
+
+// Protocol is the protocol error a caller gets for a failure of kind k:
+// code with a generic message (nothing from the backend's body, status or
+// configuration), at Status().
+func (k ErrorKind) Protocol(code protocol.Code, what string) *protocol.Error {
+	if k == BadResponse {
+		return protocol.NewError(code, what+" returned an invalid response").WithStatus(k.Status())
+	}
+	return protocol.NewError(code, what+" is unavailable").WithStatus(k.Status())
 }

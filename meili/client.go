@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -20,6 +19,8 @@ import (
 	"time"
 
 	fastjson "github.com/goccy/go-json"
+
+	"github.com/wikigate/wikigate/backend"
 )
 
 // Defaults for Config fields left zero.
@@ -103,7 +104,7 @@ func New(cfg Config) (*Client, error) {
 		http:      cfg.HTTPClient,
 	}
 	if c.http == nil {
-		c.http = defaultHTTPClient()
+		c.http = backend.HTTPClient()
 	}
 	return c, nil
 }
@@ -124,24 +125,6 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		return nil, errors.New("meili: url must not have a query or fragment")
 	}
 	return u, nil
-}
-
-func defaultHTTPClient() *http.Client {
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                  http.ProxyFromEnvironment,
-			DialContext:            (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			TLSHandshakeTimeout:    3 * time.Second,
-			MaxIdleConns:           64,
-			MaxIdleConnsPerHost:    16,
-			IdleConnTimeout:        90 * time.Second,
-			MaxResponseHeaderBytes: 64 << 10,
-			ForceAttemptHTTP2:      true,
-		},
-		// A redirect is not part of the contract; following one could send
-		// the key elsewhere. The 3xx is reported as a BadResponse.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }
 
 // Search runs one search (POST /indexes/{index}/search). Failures are

@@ -60,11 +60,7 @@ func (e *Error) Error() string {
 // ProtocolError is what the caller sees: search_unavailable, 503, or 502
 // when the backend answered garbage (DESIGN §3).
 func (e *Error) ProtocolError() *protocol.Error {
-	if e.Kind == BadResponse {
-		return protocol.NewError(protocol.CodeSearchUnavailable,
-			"search backend returned an invalid response").WithStatus(http.StatusBadGateway)
-	}
-	return protocol.NewError(protocol.CodeSearchUnavailable, "search backend is unavailable")
+	return e.Kind.Protocol(protocol.CodeSearchUnavailable, "search backend")
 }
 
 // transportError classifies a failure before or while reading a response.

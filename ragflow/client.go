@@ -23,6 +23,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/wikigate/wikigate/backend"
 )
 
 // Defaults of Config.
@@ -75,7 +77,7 @@ func New(cfg Config) (*Client, error) {
 		c.maxBytes = DefaultMaxResponseBytes
 	}
 	if c.http == nil {
-		c.http = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		c.http = backend.HTTPClient()
 	}
 	return c, nil
 }

@@ -3,7 +3,6 @@ package ragflow
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -62,11 +61,7 @@ func (e *Error) Unwrap() error { return e.cause }
 // on purpose: nothing from the backend's body, status or configuration
 // reaches a caller.
 func (e *Error) ProtocolError() *protocol.Error {
-	if e.Kind == BadResponse {
-		return protocol.NewError(protocol.CodeRAGFlowUnavailable,
-			"the answer backend returned an invalid response").WithStatus(http.StatusBadGateway)
-	}
-	return protocol.NewError(protocol.CodeRAGFlowUnavailable, "the answer backend is unavailable")
+	return e.Kind.Protocol(protocol.CodeRAGFlowUnavailable, "the answer backend")
 }
 
 // ErrNoDatasets is returned by Retrieve, before any request, when no dataset
