@@ -41,7 +41,9 @@ type Handler struct {
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
 	// DecisionTimeout bounds one policy decision. Default 1s.
 	DecisionTimeout caddy.Duration `json:"decision_timeout,omitempty"`
-	// BackendTimeout bounds the backend work of one call. Default 10s.
+	// BackendTimeout bounds all the backend work of one call (retrieval and
+	// generation together); each backend call is also bounded by its own
+	// timeout. Default 65s.
 	BackendTimeout caddy.Duration `json:"backend_timeout,omitempty"`
 	// LogQuestions writes questions in clear in audit records. Default
 	// false: only their SHA-256 is written.

@@ -46,15 +46,22 @@ type Observer interface {
 	Observe(rec *audit.Record)
 }
 
+// DefaultBackendTimeout leaves room for a retrieval and a generation at the
+// RAGFlow client's default 30s each.
+const DefaultBackendTimeout = 65 * time.Second
+
 // Config holds the gateway's tunables; zero values take the defaults.
 type Config struct {
 	SiteMode        string        // public-read (default) | authenticated-read
 	MaxBodyBytes    int64         // default protocol.DefaultMaxBodyBytes
 	DecisionTimeout time.Duration // default 1s
-	BackendTimeout  time.Duration // default 10s for the backend work of one call
-	Answer          AnswerConfig
-	SessionTTL      time.Duration   // default 30m
-	SessionLimits   sessions.Limits // defaults 8 turns, 12000 tokens
+	// BackendTimeout bounds all the backend work of one call (an answer is a
+	// retrieval and a generation; each call is also bounded by its client's
+	// own timeout). Default DefaultBackendTimeout.
+	BackendTimeout time.Duration
+	Answer         AnswerConfig
+	SessionTTL     time.Duration   // default 30m
+	SessionLimits  sessions.Limits // defaults 8 turns, 12000 tokens
 }
 
 // Deps are the collaborators the gateway calls.
@@ -97,7 +104,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		cfg.DecisionTimeout = time.Second
 	}
 	if cfg.BackendTimeout <= 0 {
-		cfg.BackendTimeout = 10 * time.Second
+		cfg.BackendTimeout = DefaultBackendTimeout
 	}
 	applyAnswerDefaults(&cfg.Answer)
 	if cfg.SessionTTL <= 0 {
