@@ -7,4 +7,4 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 script=$(awk '/^## Try it/{on=1} /^## Routes/{on=0} on' README.md |
 	awk '/^```sh$/{inb=1; next} /^```$/{inb=0; next} inb')
-bash -c "set -x; $script" 2>&1
+bash -c 'curl() { command curl --max-time 30 "$@"; }; set -ex; '"$script" 2>&1

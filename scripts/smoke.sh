@@ -5,6 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GATE="http://127.0.0.1:8080"
+# The README's default addresses: refuse to start if something already
+# answers there, or the checks below would test that instead.
+for port in 8080 7700 9380 2019; do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+		echo "port $port is in use; stop what listens there first" >&2
+		exit 1
+	fi
+done
+curl() { command curl --max-time 30 "$@"; }
 work=$(mktemp -d)
 export WIKIGATE_DATA_DIR="$work"
 go build -o wikigate ./cmd/wikigate
