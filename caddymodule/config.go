@@ -95,11 +95,16 @@ func (r *RAGFlowConfig) answerConfig() gateway.AnswerConfig {
 	}
 }
 
-func (m *MeiliConfig) clientConfig(repl *caddy.Replacer) meili.Config {
-	index := m.Index
-	if index == "" {
-		index = "wiki_pages"
+// index is the configured index uid, "wiki_pages" by default.
+func (m *MeiliConfig) index() string {
+	if m.Index == "" {
+		return "wiki_pages"
 	}
+	return m.Index
+}
+
+func (m *MeiliConfig) clientConfig(repl *caddy.Replacer) meili.Config {
+	index := m.index()
 	return meili.Config{
 		URL:          repl.ReplaceAll(m.URL, ""),
 		APIKey:       repl.ReplaceAll(m.APIKey, ""),

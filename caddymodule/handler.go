@@ -110,6 +110,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		MaxBodyBytes:    h.MaxBodyBytes,
 		DecisionTimeout: time.Duration(h.DecisionTimeout),
 		BackendTimeout:  time.Duration(h.BackendTimeout),
+		SearchIndex:     h.Meilisearch.index(),
 	}
 	deps := gateway.Deps{
 		Auth:   h.auth,

@@ -146,6 +146,10 @@ func (g *Gateway) decide(ctx context.Context, rt route, c *call) error {
 	if !d.Allow {
 		return protocol.NewError(d.Code, denyMessage(d))
 	}
+	if err := g.guardAllow(rt, c, d); err != nil {
+		c.rec.Decision.Allow = false
+		return err
+	}
 	c.decision = d
 	c.rec.EffectiveScope = &d.Scope
 	for _, ds := range d.Datasets {

@@ -60,6 +60,7 @@ type Config struct {
 	// own timeout). Default DefaultBackendTimeout.
 	BackendTimeout time.Duration
 	Answer         AnswerConfig
+	SearchIndex    string          // the Meilisearch index this gate searches; a decision naming another denies
 	SessionTTL     time.Duration   // default 30m
 	SessionLimits  sessions.Limits // defaults 8 turns, 12000 tokens
 }
