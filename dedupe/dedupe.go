@@ -46,11 +46,11 @@ func Key(eventType, question string, s protocol.Scope, citationPaths []string) s
 		V:                  keyVersion,
 		EventType:          eventType,
 		Question:           NormalizeQuestion(question),
-		Projects:           sortedUnique(s.Projects),
-		Paths:              sortedUnique(s.Paths),
+		Projects:           SortedUnique(s.Projects),
+		Paths:              SortedUnique(s.Paths),
 		Version:            s.Version,
 		IncludeWorkingDocs: s.IncludeWorkingDocs,
-		CitationPaths:      sortedUnique(citationPaths),
+		CitationPaths:      SortedUnique(citationPaths),
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
@@ -68,11 +68,13 @@ func NormalizeQuestion(q string) string {
 	return strings.Join(strings.FieldsFunc(q, unicode.IsSpace), " ")
 }
 
-// sortedUnique returns a sorted copy of in without duplicates or empty
-// entries; never nil, so an absent list and an empty one hash alike.
-func sortedUnique(in []string) []string {
-	out := make([]string, 0, len(in))
-	for _, v := range in {
+// SortedUnique returns a sorted copy of items without duplicates or empty
+// entries; never nil, so an absent list and an empty one hash alike. It is
+// exported so whatever shows a keyed list to people (issue text) shows it
+// exactly as the key sees it.
+func SortedUnique(items []string) []string {
+	out := make([]string, 0, len(items))
+	for _, v := range items {
 		if v != "" {
 			out = append(out, v)
 		}

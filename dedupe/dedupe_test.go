@@ -107,3 +107,14 @@ func TestNormalizeQuestion(t *testing.T) {
 		}
 	}
 }
+
+func TestSortedUniqueLeavesItsInputAlone(t *testing.T) {
+	in := []string{"b", "", "a", "b"}
+	got := SortedUnique(in)
+	if strings.Join(got, ",") != "a,b" || strings.Join(in, ",") != "b,,a,b" {
+		t.Fatalf("SortedUnique(%q) = %q", in, got)
+	}
+	if got := SortedUnique(nil); got == nil || len(got) != 0 {
+		t.Fatalf("SortedUnique(nil) = %#v, want an empty non-nil slice", got)
+	}
+}

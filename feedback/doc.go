@@ -21,9 +21,10 @@
 // merge into one record instead of racing.
 //
 // The optional Sink (GitHubSink) is an outbox: a submission commits locally
-// first with its occurrence pending, then the sink is called outside the
-// transaction. A sink that is down never fails or loses a submission; the
-// occurrence stays pending until Submit or SyncPending gets it through. The
+// with its occurrence pending and returns at once; a background loop (woken
+// by each submission, and every SyncInterval) tells the sink afterwards. A
+// sink that is slow or down never slows, fails or loses a submission; the
+// occurrence stays pending until a later round gets it through. The
 // issue number is stored in the record, so a restart never opens a second
 // issue for the same open record; an issue closed on GitHub closes the
 // record and the next occurrence gets a new record and a new issue.

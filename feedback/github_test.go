@@ -1,10 +1,12 @@
 package feedback
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,14 +19,14 @@ func TestGitHubOneIssuePerGapRepeatsBecomeComments(t *testing.T) {
 	s := openAt(t, storePath(t), Options{Sink: gh.sink(t)})
 	first := submission("kunora-coding-agent")
 	first.CitationPaths = []string{"publish/b.md", "publish/a.md"}
-	res := mustSubmit(t, s, first)
+	res := submitSynced(t, s, first)
 	second := first
 	second.Caller = Caller{Type: "human", ID: "alice"}
-	mustSubmit(t, s, second)
-	mustSubmit(t, s, first)
+	submitSynced(t, s, second)
+	submitSynced(t, s, first)
 	other := submission("kunora-coding-agent")
 	other.Question = "Where are the ops runbooks?"
-	mustSubmit(t, s, other)
+	submitSynced(t, s, other)
 
 	issues := gh.snapshot()
 	if len(issues) != 2 {
@@ -58,9 +60,9 @@ func TestGitHubOneIssuePerGapRepeatsBecomeComments(t *testing.T) {
 func TestGitHubClosedIssueOpensANewRecordAndIssue(t *testing.T) {
 	gh := newFakeGitHub(t)
 	s := openAt(t, storePath(t), Options{Sink: gh.sink(t)})
-	first := mustSubmit(t, s, submission("agent-a"))
+	first := submitSynced(t, s, submission("agent-a"))
 	gh.closeIssue(1)
-	mustSubmit(t, s, submission("agent-b"))
+	submitSynced(t, s, submission("agent-b"))
 
 	issues := gh.snapshot()
 	if len(issues) != 2 || len(issues[0].Comments) != 0 {
@@ -87,18 +89,19 @@ func TestGitHubRestartDoesNotDuplicateTheIssue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustSubmit(t, s, submission("agent-a"))
+	submitSynced(t, s, submission("agent-a"))
+	gh.setDown(true) // agent-b is still pending when the store closes
+	mustSubmit(t, s, submission("agent-b"))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	gh.setDown(false)
 	s = openAt(t, path, Options{Sink: gh.sink(t)})
-	if err := s.SyncPending(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	mustSubmit(t, s, submission("agent-b"))
+	submitSynced(t, s, submission("agent-c"))
 	issues := gh.snapshot()
-	if len(issues) != 1 || len(issues[0].Comments) != 1 {
-		t.Fatalf("after restart: %d issues, comments %v", len(issues), issues)
+	if len(issues) != 1 || len(issues[0].Comments) != 2 ||
+		!strings.Contains(issues[0].Comments[0], "agent agent-b") || !strings.Contains(issues[0].Comments[1], "agent agent-c") {
+		t.Fatalf("after restart: %d issues, %+v", len(issues), issues)
 	}
 }
 
@@ -117,6 +120,9 @@ func TestGitHubDownKeepsSubmissionsAndSyncPendingCatchesUp(t *testing.T) {
 	if err := s.SyncPending(t.Context()); !errors.Is(err, ErrSinkUnavailable) {
 		t.Fatalf("SyncPending while down: %v", err)
 	}
+	eventually(t, "the background sync logs the outage", func() bool {
+		return logs.FilterMessageSnippet("sync failed").Len() > 0
+	})
 
 	gh.setDown(false)
 	if err := s.SyncPending(t.Context()); err != nil {
@@ -143,9 +149,6 @@ func TestGitHubDownKeepsSubmissionsAndSyncPendingCatchesUp(t *testing.T) {
 	if len(comments) != 2 || !strings.Contains(comments[0], "occurrence 3") || !strings.Contains(comments[1], "agent agent-d") {
 		t.Fatalf("late comments: %q", comments)
 	}
-	if len(logs.FilterMessageSnippet("sync failed").All()) == 0 {
-		t.Error("sink failure was not logged")
-	}
 	for _, e := range logs.All() {
 		if strings.Contains(fmt.Sprint(e.Message, e.ContextMap()), testToken) {
 			t.Fatalf("token logged: %v", e)
@@ -156,7 +159,7 @@ func TestGitHubDownKeepsSubmissionsAndSyncPendingCatchesUp(t *testing.T) {
 func TestGitHubIssueClosedDuringOutageMovesLaterOccurrences(t *testing.T) {
 	gh := newFakeGitHub(t)
 	s := openAt(t, storePath(t), Options{Sink: gh.sink(t)})
-	first := mustSubmit(t, s, submission("agent-a"))
+	first := submitSynced(t, s, submission("agent-a"))
 	gh.setDown(true)
 	for _, id := range []string{"agent-b", "agent-c"} {
 		sub := submission(id)
@@ -200,6 +203,7 @@ func TestGitHubConcurrentSubmissionsMakeOneIssue(t *testing.T) {
 	}
 	wg.Wait()
 	close(errs)
+	waitSynced(t, s)
 	for err := range errs {
 		if err != nil {
 			t.Fatal(err)
@@ -221,20 +225,77 @@ func TestGitHubConcurrentSubmissionsMakeOneIssue(t *testing.T) {
 
 func TestSyncIntervalRetriesInTheBackground(t *testing.T) {
 	gh := newFakeGitHub(t)
-	gh.setDown(true)
-	s := openAt(t, storePath(t), Options{Sink: gh.sink(t), SyncInterval: 10 * time.Millisecond})
+	// At most two rounds run without the ticker (the one at Open and the one
+	// Submit kicks), each stopping at its first failure; failing two calls
+	// means only a ticker round can get the record through.
+	sink := &failingFirst{Sink: gh.sink(t)}
+	sink.failures.Store(2)
+	s := openAt(t, storePath(t), Options{Sink: sink, SyncInterval: 10 * time.Millisecond})
 	res := mustSubmit(t, s, submission("agent-a"))
-	gh.setDown(false)
-	deadline := time.Now().Add(10 * time.Second)
-	for mustGet(t, s, res.Record.ID).SyncPending {
-		if time.Now().After(deadline) {
-			t.Fatal("background retry never synced the record")
-		}
-		time.Sleep(5 * time.Millisecond)
+	waitSynced(t, s)
+	if rec := mustGet(t, s, res.Record.ID); rec.Issue == nil || rec.Issue.Number != 1 {
+		t.Fatalf("record after retries: %+v", rec)
 	}
 	if issues := gh.snapshot(); len(issues) != 1 {
 		t.Fatalf("want one issue, got %d", len(issues))
 	}
+}
+
+func TestSubmitDoesNotWaitForTheSink(t *testing.T) {
+	sink := &stuckSink{release: make(chan struct{})}
+	s := openAt(t, storePath(t), Options{Sink: sink})
+	first := mustSubmit(t, s, submission("agent-a"))
+	second := mustSubmit(t, s, submission("agent-b"))
+	if sink.gaveUp.Load() {
+		t.Fatal("Submit waited for the sink")
+	}
+	if first.Record.Issue != nil || !first.Record.SyncPending || second.Record.Count != 2 {
+		t.Fatalf("results should be what was committed: %+v / %+v", first.Record, second.Record)
+	}
+	close(sink.release)
+	waitSynced(t, s)
+	if rec := mustGet(t, s, first.Record.ID); rec.Issue == nil || rec.Count != 2 {
+		t.Fatalf("after the sink caught up: %+v", rec)
+	}
+}
+
+// failingFirst fails its first failures calls as an outage would.
+type failingFirst struct {
+	Sink
+	failures atomic.Int32
+}
+
+func (f *failingFirst) Sync(ctx context.Context, rec Record, occ Caller) (IssueRef, error) {
+	if f.failures.Add(-1) >= 0 {
+		return IssueRef{}, fmt.Errorf("%w: test outage", ErrSinkUnavailable)
+	}
+	return f.Sink.Sync(ctx, rec, occ)
+}
+
+// stuckSink hangs like an unresponsive GitHub until released; it gives up
+// after 5s so a Submit that waits for it fails the test instead of hanging.
+type stuckSink struct {
+	release chan struct{}
+	gaveUp  atomic.Bool
+}
+
+func (b *stuckSink) Sync(context.Context, Record, Caller) (IssueRef, error) {
+	select {
+	case <-b.release:
+		return IssueRef{Number: 1, URL: "https://github.example/acme/wiki/issues/1", State: StatusOpen}, nil
+	case <-time.After(5 * time.Second):
+		b.gaveUp.Store(true)
+		return IssueRef{}, fmt.Errorf("%w: never released", ErrSinkUnavailable)
+	}
+}
+
+// submitSynced submits and waits for the sink to see it, so a test can
+// change the fake GitHub knowing what it already holds.
+func submitSynced(t *testing.T, s *Store, sub Submission) Result {
+	t.Helper()
+	res := mustSubmit(t, s, sub)
+	waitSynced(t, s)
+	return res
 }
 
 func TestNewGitHubSinkChecksItsConfig(t *testing.T) {

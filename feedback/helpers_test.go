@@ -108,3 +108,29 @@ func callerIDs(rec Record) []string {
 }
 
 func agent(i int) string { return fmt.Sprintf("agent-%02d", i) }
+
+// eventually waits, at most 5s, for cond: the sink is reached by the
+// background sync loop, so tests wait for its effect instead of assuming it.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// waitSynced waits until the outbox is empty: every committed occurrence
+// has reached the sink and the answer is stored.
+func waitSynced(t *testing.T, s *Store) {
+	t.Helper()
+	eventually(t, "outbox drained", func() bool {
+		ids, err := s.pendingIDs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ids) == 0
+	})
+}

@@ -2,10 +2,11 @@ package feedback
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wikigate/wikigate/dedupe"
 )
 
 const maxTitleRunes = 100
@@ -100,9 +101,7 @@ func fenced(text string) string {
 // listOrNone renders a list sorted and without duplicates, as the dedupe
 // key sees it.
 func listOrNone(items []string) string {
-	s := slices.DeleteFunc(slices.Clone(items), func(v string) bool { return v == "" })
-	slices.Sort(s)
-	s = slices.Compact(s)
+	s := dedupe.SortedUnique(items)
 	if len(s) == 0 {
 		return "(none)"
 	}

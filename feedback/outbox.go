@@ -18,6 +18,11 @@ import (
 // else (the store then opens a new record, which gets a new issue);
 // if open it adds a comment about occurrence and returns the ref. rec.Count
 // and rec.LastSeenAt are as of that occurrence.
+//
+// Sync must bound its own duration: the store never cancels a call in
+// flight, because a create cut off after GitHub made the issue would leave
+// an issue the store never learns about, and the next try would make a
+// second one.
 type Sink interface {
 	Sync(ctx context.Context, rec Record, occurrence Caller) (IssueRef, error)
 }
@@ -36,8 +41,11 @@ type syncStep struct {
 }
 
 // SyncPending tells the sink every occurrence it has not seen yet, record
-// by record (the outbox). Call it at start-up; Options.SyncInterval calls it
-// periodically. Records that fail stay pending; the errors are returned.
+// by record (the outbox), and waits for it. The store's sync loop already
+// calls it after Open, after each Submit and every SyncInterval; call it
+// directly only to catch up on demand. Cancelling ctx stops it between sink
+// calls, never inside one. Records that fail stay pending; the errors are
+// returned.
 func (s *Store) SyncPending(ctx context.Context) error {
 	if s.sink == nil {
 		return nil
@@ -76,16 +84,20 @@ func (s *Store) pendingIDs() ([]string, error) {
 // syncRecord drains the pending occurrences of id. The mutex makes the
 // sink conversation single-file: two concurrent first syncs of one record
 // would otherwise both create an issue. Each step commits before the next
-// network call, so a crash repeats at most one call.
+// network call, so a crash repeats at most one call; the call itself runs
+// detached from ctx (see Sink), which is checked between steps.
 func (s *Store) syncRecord(ctx context.Context, id string) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	for id != "" {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		step, ok, err := s.nextSyncStep(id)
 		if err != nil || !ok {
 			return err
 		}
-		ref, err := s.sink.Sync(ctx, step.snapshot, step.occ.Caller)
+		ref, err := s.sink.Sync(context.WithoutCancel(ctx), step.snapshot, step.occ.Caller)
 		if err != nil {
 			return fmt.Errorf("syncing feedback record %s: %w", id, err)
 		}
@@ -154,27 +166,46 @@ func (sr *storedRecord) markSynced(count int) {
 	sr.Pending = kept
 }
 
-// startSyncLoop runs SyncPending now and every interval until Close.
+// startSyncLoop starts the background sync loop whenever there is a sink:
+// submissions only commit locally and kick it, so it is what reaches the
+// sink. Close stops it and waits for it.
 func (s *Store) startSyncLoop(every time.Duration) {
-	if s.sink == nil || every <= 0 {
+	if s.sink == nil {
 		return
+	}
+	if every <= 0 {
+		every = DefaultSyncInterval
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopSync = cancel
-	s.syncDone.Add(1)
-	go func() {
-		defer s.syncDone.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			if err := s.SyncPending(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("feedback sink retry failed; will try again", zap.Error(err))
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+	s.syncDone.Go(func() { s.syncLoop(ctx, every) })
+}
+
+// syncLoop runs a round now (records left pending by an earlier run), after
+// every kick, and every interval (to retry a sink that was down), until ctx
+// ends. Rounds never overlap, so a slow sink delays only the mirror, never
+// a submission.
+func (s *Store) syncLoop(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := s.SyncPending(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("feedback sink sync failed; kept pending for retry", zap.Error(err))
 		}
-	}()
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.kick:
+		case <-t.C:
+		}
+	}
+}
+
+// kickSync wakes the sync loop without waiting: if a kick is already
+// queued, that round will see this commit too.
+func (s *Store) kickSync() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }

@@ -20,6 +20,7 @@ import (
 const (
 	DefaultIdempotencyTTL = 24 * time.Hour
 	DefaultLockTimeout    = time.Second
+	DefaultSyncInterval   = time.Minute
 )
 
 // Bucket names. records: ID → storedRecord. open: tool NUL dedupeKey → ID
@@ -34,17 +35,17 @@ var (
 )
 
 // Options configure a Store. The zero value works: wall clock, no sink,
-// no logging, 24h idempotency, 1s lock wait, no background retries.
+// no logging, 24h idempotency, 1s lock wait.
 type Options struct {
 	Now            func() time.Time
 	Sink           Sink // optional: where records are mirrored (GitHub Issues)
 	Logger         *zap.Logger
 	IdempotencyTTL time.Duration // how long a retry replays; default 24h
 	LockTimeout    time.Duration // how long Open waits for the file lock; default 1s
-	// SyncInterval, when positive and a Sink is set, retries pending syncs
-	// in the background every interval (and once right after Open), so a
-	// sink outage heals without a caller. Zero: only Submit and explicit
-	// SyncPending calls reach the sink.
+	// SyncInterval is how often, with a Sink, the background sync loop
+	// retries what is still pending, so a sink outage heals without a
+	// caller; default 1 minute. The loop also runs right after Open and
+	// whenever Submit commits something new.
 	SyncInterval time.Duration
 }
 
@@ -59,6 +60,10 @@ type Store struct {
 
 	syncMu sync.Mutex // one sink conversation at a time: two would both create an issue
 
+	// kick wakes the sync loop after a commit. Capacity 1: Submit never
+	// blocks on it, and kicks arriving during a round fold into one more
+	// round, which sees every record committed before it started.
+	kick     chan struct{}
 	stopSync context.CancelFunc
 	syncDone sync.WaitGroup
 }
@@ -95,7 +100,7 @@ func Open(path string, o Options) (*Store, error) {
 }
 
 func newStore(o Options) *Store {
-	s := &Store{now: o.Now, sink: o.Sink, log: o.Logger, idemTTL: o.IdempotencyTTL}
+	s := &Store{now: o.Now, sink: o.Sink, log: o.Logger, idemTTL: o.IdempotencyTTL, kick: make(chan struct{}, 1)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -118,6 +123,9 @@ func createBuckets(tx *bolt.Tx) error {
 }
 
 // Close stops background syncing and closes the file, releasing its lock.
+// A sink call already under way is finished and stored first (at most one
+// call, bounded by the sink's own timeout), so closing never forgets an
+// issue that was just created.
 func (s *Store) Close() error {
 	if s.stopSync != nil {
 		s.stopSync()
@@ -142,12 +150,8 @@ func (s *Store) FindOpen(tool, dedupeKey string) (Record, bool, error) {
 	var rec Record
 	var found bool
 	err := s.db.View(func(tx *bolt.Tx) error {
-		id := tx.Bucket(bucketOpen).Get(openKey(tool, dedupeKey))
-		if id == nil {
-			return nil
-		}
-		sr, err := loadRecord(tx, string(id))
-		rec, found = sr.publicRecord(), err == nil
+		sr, err := findOpenTx(tx, tool, dedupeKey)
+		rec, found = sr.publicRecord(), err == nil && sr != nil
 		return err
 	})
 	return rec, found, err

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
-	"go.uber.org/zap"
 
 	"github.com/wikigate/wikigate/dedupe"
 )
@@ -25,13 +24,13 @@ import (
 //     transaction; those bytes are stored under the idempotency key, so a
 //     retry gets them byte for byte. A render error aborts everything.
 //
-// With a Sink, the occurrence is committed as pending first and only then
-// told to the sink, outside the transaction; a sink failure is logged and
-// left for SyncPending, never returned. The returned Record is re-read after
-// the sink ran, so it carries the IssueRef; if the issue turned out closed
-// upstream, that record is now closed and the occurrence lives in the new
-// open one (FindOpen). render may be nil: the response is then the record's
-// JSON.
+// With a Sink, the occurrence is committed as pending and Submit returns
+// without waiting for the sink: it only wakes the background sync loop,
+// which tells the sink later (a slow or down GitHub never slows or fails a
+// submission). So the returned Result is what was committed: a new record
+// has no IssueRef yet and SyncPending is set. If the issue turns out closed
+// upstream, the loop later moves the occurrence to a new open record
+// (FindOpen). render may be nil: the response is then the record's JSON.
 func (s *Store) Submit(ctx context.Context, sub Submission, render func(Result) ([]byte, error)) (Result, error) {
 	if err := checkSubmission(sub); err != nil {
 		return Result{}, err
@@ -56,7 +55,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission, render func(Result) 
 		return Result{}, err
 	}
 	if !res.Replayed && s.sink != nil {
-		s.syncAfterSubmit(ctx, &res)
+		s.kickSync()
 	}
 	return res, nil
 }
@@ -198,18 +197,4 @@ func nextID(tx *bolt.Tx, tool string) (string, error) {
 // compareIDs orders IDs by their sequence number, across prefixes.
 func compareIDs(a, b string) int {
 	return strings.Compare(a[strings.LastIndexByte(a, '-')+1:], b[strings.LastIndexByte(b, '-')+1:])
-}
-
-// syncAfterSubmit tells the sink about the record just committed. It runs
-// detached from the caller's cancellation: the caller already has its
-// answer, and a half-made issue is worse than a slow one. The sink's own
-// timeout bounds it.
-func (s *Store) syncAfterSubmit(ctx context.Context, res *Result) {
-	if err := s.syncRecord(context.WithoutCancel(ctx), res.Record.ID); err != nil {
-		s.log.Warn("feedback sink sync failed; kept pending for retry",
-			zap.String("record_id", res.Record.ID), zap.Error(err))
-	}
-	if rec, err := s.Get(res.Record.ID); err == nil {
-		res.Record = rec
-	}
 }

@@ -87,6 +87,7 @@ type Gateway struct {
 	cfg    Config
 	deps   Deps
 	routes map[string]route
+	health healthCache
 	now    func() time.Time
 }
 

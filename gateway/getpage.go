@@ -56,7 +56,10 @@ func (g *Gateway) runGetPage(ctx context.Context, c *call) (any, error) {
 	paths := c.req.pages()
 	resp, err := g.search(ctx, c, meili.SearchParams{
 		Filter: meili.And(meili.Filter(c.decision.Scope), meili.PathsFilter(paths)),
-		Limit:  len(paths),
+		// Meilisearch compares strings without case, so a case-variant page
+		// can match too (and is dropped by the exact check afterwards);
+		// room for a few keeps it from crowding out the page asked for.
+		Limit: 3 * len(paths),
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -28,13 +29,7 @@ type backendHealth struct {
 // code is 200 with "degraded" when a backend is down, and 503 only when it
 // is asked with ?strict=1 (for load balancers that should drain it).
 func (g *Gateway) serveHealth(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	rep := healthReport{Status: "ok", Policy: policyHealth{Revision: g.deps.Policy.Revision()}, Backends: map[string]backendHealth{}}
-	rep.Backends["meilisearch"] = g.probe(ctx, g.deps.Search.Health)
-	if g.deps.Answers != nil {
-		rep.Backends["ragflow"] = g.probe(ctx, g.deps.Answers.Health)
-	}
+	rep := healthReport{Status: "ok", Policy: policyHealth{Revision: g.deps.Policy.Revision()}, Backends: g.backendHealth(r.Context())}
 	for _, b := range rep.Backends {
 		if !b.Reachable {
 			rep.Status = "degraded"
@@ -55,4 +50,34 @@ func (g *Gateway) probe(ctx context.Context, check func(context.Context) error) 
 		h.Error = "unreachable"
 	}
 	return h
+}
+
+// healthProbeTTL is how long backend probe results are reused: /healthz is
+// unauthenticated, and probing both backends on every hit would let anyone
+// multiply load on them.
+const healthProbeTTL = 2 * time.Second
+
+// healthCache holds the last probe results; probes run one at a time.
+type healthCache struct {
+	mu       sync.Mutex
+	at       time.Time
+	backends map[string]backendHealth
+}
+
+// backendHealth probes each backend, or reuses results younger than
+// healthProbeTTL.
+func (g *Gateway) backendHealth(ctx context.Context) map[string]backendHealth {
+	g.health.mu.Lock()
+	defer g.health.mu.Unlock()
+	if g.health.backends != nil && g.now().Sub(g.health.at) < healthProbeTTL {
+		return g.health.backends
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	out := map[string]backendHealth{"meilisearch": g.probe(ctx, g.deps.Search.Health)}
+	if g.deps.Answers != nil {
+		out["ragflow"] = g.probe(ctx, g.deps.Answers.Health)
+	}
+	g.health.at, g.health.backends = g.now(), out
+	return out
 }
