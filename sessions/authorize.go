@@ -32,9 +32,12 @@ func (s *Session) tokenMatches(token string) bool {
 	return subtle.ConstantTimeCompare([]byte(got), []byte(s.TokenHash)) == 1
 }
 
+// ownedBy: a named session belongs to its caller (type and id); an
+// anonymous one to anonymous callers holding its token (a signed-in caller
+// or an agent does not take over an anonymous visitor's session).
 func (s *Session) ownedBy(caller Owner) bool {
 	if s.Owner.Anonymous {
-		return true
+		return caller.Anonymous
 	}
 	return !caller.Anonymous &&
 		s.Owner.ID != "" &&

@@ -32,6 +32,8 @@ func TestAuthorize(t *testing.T) {
 		{"anonymous caller on named session", humanSession, humanToken, Owner{Type: OwnerHuman, ID: "alice", Anonymous: true}, live, ErrForbidden},
 		{"human owner with token", humanSession, humanToken, alice, live, nil},
 		{"anonymous owner, token alone", anonSession, anonToken, Owner{Type: OwnerHuman, Anonymous: true}, live, nil},
+		{"anonymous owner, signed-in caller with the token", anonSession, anonToken, Owner{Type: OwnerHuman, ID: "alice"}, live, ErrForbidden},
+		{"anonymous owner, agent with the token", anonSession, anonToken, Owner{Type: OwnerAgent, ID: "kunora-coding-agent"}, live, ErrForbidden},
 		{"anonymous owner, wrong token", anonSession, humanToken, Owner{Type: OwnerHuman, Anonymous: true}, live, ErrForbidden},
 		{"expired, owner", agentSession, agentToken, kgent, expired, ErrExpired},
 		{"expired at the instant of expiry", agentSession, agentToken, kgent, agentSession.ExpiresAt, ErrExpired},
