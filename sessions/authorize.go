@@ -11,7 +11,7 @@ import (
 // has expired; only then is a session past ExpiresAt ErrExpired.
 //
 // A named owner must be the same type and id (a human "bob" is not the
-// agent "bob"); an anonymous owner is bound by the token alone.
+// agent "bob"); an anonymous owner is bound by the token, held by an anonymous caller.
 func (s *Session) Authorize(token string, caller Owner, now time.Time) error {
 	if !s.tokenMatches(token) || !s.ownedBy(caller) {
 		return ErrForbidden
