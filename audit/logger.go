@@ -52,6 +52,9 @@ func (l *Logger) fields(r *Record) []zap.Field {
 	if r.Purpose != "" {
 		fs = append(fs, zap.String("purpose", r.Purpose))
 	}
+	if r.ClientRequestID != "" {
+		fs = append(fs, zap.String("client_request_id", r.ClientRequestID))
+	}
 	if r.SessionID != "" {
 		fs = append(fs, zap.String("session_id", r.SessionID))
 	}

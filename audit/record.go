@@ -16,25 +16,28 @@ import (
 // Record is one audit record. Fields are filled as the call proceeds; the
 // zero value of each means "not reached".
 type Record struct {
-	Start          time.Time
-	RequestID      string
-	CallerType     string
-	CallerID       string
-	Credential     string
-	Purpose        string
-	Endpoint       string
-	Tool           string
-	RequestedScope *protocol.Scope
-	EffectiveScope *protocol.Scope
-	Decision       *Decision
-	Datasets       []string
-	Backends       []BackendCall
-	Result         string
-	Status         int
-	Citations      int
-	Dropped        int
-	SessionID      string
-	question       string
+	Start     time.Time
+	RequestID string
+	// ClientRequestID is the caller's own X-Request-Id, kept apart from the
+	// gate's id so a caller cannot make two records share one.
+	ClientRequestID string
+	CallerType      string
+	CallerID        string
+	Credential      string
+	Purpose         string
+	Endpoint        string
+	Tool            string
+	RequestedScope  *protocol.Scope
+	EffectiveScope  *protocol.Scope
+	Decision        *Decision
+	Datasets        []string
+	Backends        []BackendCall
+	Result          string
+	Status          int
+	Citations       int
+	Dropped         int
+	SessionID       string
+	question        string
 }
 
 // Decision is the policy outcome as recorded.

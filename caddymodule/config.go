@@ -125,10 +125,12 @@ func (h *Handler) buildAuthenticator(repl *caddy.Replacer) (*identity.Authentica
 		return nil, fmt.Errorf("human_jwt: %w", err)
 	}
 	if h.APIKeysFile != "" {
-		if cfg.APIKeys, err = identity.OpenKeyStore(repl.ReplaceAll(h.APIKeysFile, "")); err != nil {
+		logger := identity.WithKeyStoreLogger(h.logger.Named("apikeys"))
+		if cfg.APIKeys, err = identity.OpenKeyStore(repl.ReplaceAll(h.APIKeysFile, ""), logger); err != nil {
 			return nil, fmt.Errorf("api_keys_file: %w", err)
 		}
 	}
+	h.keyStore = cfg.APIKeys
 	return identity.New(cfg)
 }
 

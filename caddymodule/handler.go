@@ -68,6 +68,7 @@ type Handler struct {
 
 	gw       *gateway.Gateway
 	auth     *identity.Authenticator
+	keyStore *identity.KeyStore // nil without api_keys_file
 	policy   *policies.Engine
 	logger   *zap.Logger
 	poolKeys []string // stores taken from the usage pool, released in Cleanup
@@ -118,6 +119,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Search: search,
 		Audit:  audit.NewLogger(h.logger.Named("audit"), h.LogQuestions),
 		Logger: h.logger,
+	}
+	if h.keyStore != nil { // a typed nil in the interface would look set
+		deps.KeyStore = h.keyStore
 	}
 	if deps.Observer, err = registerMetrics(ctx); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)

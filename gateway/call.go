@@ -29,7 +29,10 @@ type call struct {
 func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := audit.New(reqID, rt.endpoint, g.now())
 	rec.Tool = rt.tool
-	rec.SessionID = pathID
+	rec.ClientRequestID = clientRequestID(r)
+	if validSessionID.MatchString(pathID) {
+		rec.SessionID = pathID // an id of another shape is refused later, and never recorded
+	}
 	defer g.finish(rec)
 
 	c, err := g.admit(r, reqID, pathID, rt, rec)

@@ -79,6 +79,9 @@ type Deps struct {
 	Audit    *audit.Logger
 	// Observer, when set, sees every finished call's record (metrics).
 	Observer Observer
+	// KeyStore, when set, is reported by /healthz (a key file that does
+	// not parse refuses every key until it is fixed).
+	KeyStore interface{ LastError() error }
 	Logger   *zap.Logger
 }
 
@@ -126,7 +129,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 // ServeHTTP answers every request: protocol routes, /healthz, and a JSON 404
 // for anything else, so callers always get the protocol's error envelope.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	reqID := requestID(r)
+	reqID := requestID()
 	w.Header().Set("X-Request-Id", reqID)
 	if r.URL.Path == "/healthz" {
 		g.serveHealth(w, r)

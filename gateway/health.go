@@ -12,6 +12,13 @@ type healthReport struct {
 	Status   string                   `json:"status"` // ok | degraded
 	Policy   policyHealth             `json:"policy"`
 	Backends map[string]backendHealth `json:"backends"`
+	APIKeys  *apiKeysHealth           `json:"apiKeys,omitempty"`
+}
+
+// apiKeysHealth says whether the API key file is usable; the parse error
+// itself goes to the log, not to this unauthenticated page.
+type apiKeysHealth struct {
+	Usable bool `json:"usable"`
 }
 
 type policyHealth struct {
@@ -30,6 +37,12 @@ type backendHealth struct {
 // is asked with ?strict=1 (for load balancers that should drain it).
 func (g *Gateway) serveHealth(w http.ResponseWriter, r *http.Request) {
 	rep := healthReport{Status: "ok", Policy: policyHealth{Revision: g.deps.Policy.Revision()}, Backends: g.backendHealth(r.Context())}
+	if ks := g.deps.KeyStore; ks != nil {
+		rep.APIKeys = &apiKeysHealth{Usable: ks.LastError() == nil}
+		if !rep.APIKeys.Usable {
+			rep.Status = "degraded"
+		}
+	}
 	for _, b := range rep.Backends {
 		if !b.Reachable {
 			rep.Status = "degraded"

@@ -12,17 +12,25 @@ import (
 	"github.com/wikigate/wikigate/protocol"
 )
 
-// validRequestID accepts a propagated X-Request-Id only if it is short and
-// plain, so it is safe to echo into headers, bodies and logs.
+// validRequestID accepts a caller's X-Request-Id for the audit record only
+// if it is short and plain, so it is safe to write into logs.
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
-func requestID(r *http.Request) string {
-	if id := r.Header.Get("X-Request-Id"); validRequestID.MatchString(id) {
-		return id
-	}
+// requestID is the gate's own id for a call: always minted here, so no
+// caller can make two audit records share an id.
+func requestID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// clientRequestID is the caller's X-Request-Id when it is well-formed; it is
+// recorded beside the gate's id so callers can correlate their own traces.
+func clientRequestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); validRequestID.MatchString(id) {
+		return id
+	}
+	return ""
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

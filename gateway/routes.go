@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/wikigate/wikigate/protocol"
@@ -75,6 +76,9 @@ func decodeAs[T any, P interface {
 	}
 	return p, nil
 }
+
+// validSessionID is the shape of the ids sessions.New mints.
+var validSessionID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // sessionTurnsPattern is the one route with a path parameter.
 const sessionTurnsPattern = "/answer/sessions/{sessionId}/turns"

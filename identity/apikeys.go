@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"go.uber.org/zap"
 )
 
 // API key format: wgk_<8-char prefix>_<43 url-safe random chars>. The prefix
@@ -54,26 +56,53 @@ func (r KeyRecord) expired(now time.Time) bool {
 // process) writes it, so Lookup notices file changes: it stats the file at
 // most once per second, and once more at once when a prefix is unknown.
 // Safe for concurrent use.
+//
+// While the file cannot be read or parsed (say an operator's hand edit left
+// a trailing comma), every lookup fails: serving the last good keys would
+// keep a key working that the edit meant to revoke.
 type KeyStore struct {
-	path string
-	now  func() time.Time // CreatedAt/expiry clock; tests replace it
+	path   string
+	now    func() time.Time // CreatedAt/expiry clock; tests replace it
+	logger *zap.Logger
 
 	mu       sync.Mutex
 	records  []KeyRecord
-	loaded   os.FileInfo // file as last read; nil when it did not exist
+	loaded   os.FileInfo // file as last read successfully; nil when it did not exist
+	loadErr  error       // why the file cannot be used now; nil when it can
+	broken   os.FileInfo // the unparseable file version behind loadErr, if it was read
 	lastStat time.Time   // wall clock of the last stat, for throttling
 }
 
+// KeyStoreOption configures OpenKeyStore.
+type KeyStoreOption func(*KeyStore)
+
+// WithKeyStoreLogger sets where the store reports that the key file became
+// unusable or usable again; the default discards. Only the path and the
+// parse error are logged, never keys or hashes.
+func WithKeyStoreLogger(logger *zap.Logger) KeyStoreOption {
+	return func(s *KeyStore) {
+		if logger != nil {
+			s.logger = logger
+		}
+	}
+}
+
 // OpenKeyStore reads the key file at path. A missing file is an empty store;
-// its directory is created on the first write.
-func OpenKeyStore(path string) (*KeyStore, error) {
+// its directory is created on the first write. A file that does not parse is
+// an error here, so a broken file stops the server from starting.
+func OpenKeyStore(path string, opts ...KeyStoreOption) (*KeyStore, error) {
 	if path == "" {
 		return nil, errors.New("api key file path is empty")
 	}
-	s := &KeyStore{path: path, now: time.Now}
-	if err := s.reload(); err != nil {
+	s := &KeyStore{path: path, now: time.Now, logger: zap.NewNop()}
+	for _, opt := range opts {
+		opt(s)
+	}
+	records, info, err := readKeyFile(path)
+	if err != nil {
 		return nil, err
 	}
+	s.records, s.loaded = records, info
 	return s, nil
 }
 
@@ -154,8 +183,11 @@ func (s *KeyStore) lookupAt(plaintext string, now time.Time) (KeyRecord, error) 
 		s.refresh(true)
 		rec, found = s.find(prefix)
 	}
+	unavailable := s.loadErr != nil
 	s.mu.Unlock()
 	switch {
+	case unavailable:
+		return KeyRecord{}, unauthorized(msgAPIKeysUnavailable)
 	case !found || subtle.ConstantTimeCompare([]byte(hashAPIKey(plaintext)), []byte(rec.Hash)) != 1:
 		return KeyRecord{}, unauthorized(msgAPIKeyInvalid)
 	case rec.Revoked:

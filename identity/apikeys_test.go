@@ -1,11 +1,15 @@
 package identity
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 func openTestStore(t *testing.T, path string) *KeyStore {
@@ -170,4 +174,80 @@ func TestAPIKeysDisabled(t *testing.T) {
 	a := newAuthenticator(t, hmacAgentsConfig())
 	p, err := a.AuthenticateAgent(requestWith(map[string]string{HeaderAPIKey: "wgk_abcdefgh_" + strings.Repeat("A", 43)}))
 	checkResult(t, p, err, Principal{}, msgAPIKeysDisabled, "")
+}
+
+// An operator's broken hand edit (a trailing comma after setting "revoked")
+// must not leave the old, unrevoked keys working: while the file does not
+// parse every key is refused, and the next good version is picked up.
+func TestAPIKeyFileBrokenByHandEditFailsClosed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.json")
+	cli := openTestStore(t, path)
+	plain, rec, err := cli.Create("agent-docs-bot", "", 0)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	logs, observed := observer.New(zap.InfoLevel)
+	server, err := OpenKeyStore(path, WithKeyStoreLogger(zap.New(logs)))
+	if err != nil {
+		t.Fatalf("OpenKeyStore: %v", err)
+	}
+	lookup := func() error {
+		server.mu.Lock()
+		server.lastStat = time.Time{} // the once-per-second stat period has passed
+		server.mu.Unlock()
+		_, err := server.Lookup(plain)
+		return err
+	}
+	if err := lookup(); err != nil || server.LastError() != nil {
+		t.Fatalf("before the edit: lookup %v, LastError %v", err, server.LastError())
+	}
+
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(good), `"revoked": false`, `"revoked": true,`, 1)
+	if broken == string(good) {
+		t.Fatalf("fixture: no revoked field in\n%s", good)
+	}
+	writeFile(t, path, broken)
+	for range 2 { // still refused when the broken file is seen again
+		checkResult(t, Principal{}, lookup(), Principal{}, msgAPIKeysUnavailable, plain)
+	}
+	if err := server.LastError(); err == nil || !strings.Contains(err.Error(), "parsing api key file") {
+		t.Fatalf("LastError = %v, want the parse error", err)
+	}
+	errorLogs := observed.FilterLevelExact(zap.ErrorLevel).All()
+	if len(errorLogs) != 1 {
+		t.Fatalf("logged %d errors, want 1 for one broken version", len(errorLogs))
+	}
+	if logged := fmt.Sprint(errorLogs[0].ContextMap()); strings.Contains(logged, rec.Hash) || strings.Contains(logged, plain[13:]) {
+		t.Fatalf("log leaks key material: %s", logged)
+	}
+
+	writeFile(t, path, strings.Replace(string(good), `"revoked": false`, `"revoked": true`, 1))
+	checkResult(t, Principal{}, lookup(), Principal{}, msgAPIKeyRevoked, plain)
+	if err := server.LastError(); err != nil {
+		t.Fatalf("LastError after the fix = %v", err)
+	}
+
+	if err := os.Remove(path); err != nil { // a missing file is "no keys", not an error
+		t.Fatal(err)
+	}
+	checkResult(t, Principal{}, lookup(), Principal{}, msgAPIKeyInvalid, plain)
+	if err := server.LastError(); err != nil {
+		t.Fatalf("LastError without a file = %v", err)
+	}
+}
+
+// writeFile replaces path the way an editor might: a new file renamed in.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".edit"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -3,7 +3,10 @@ package identity
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -31,7 +34,9 @@ type JWTConfig struct {
 	PublicKeysPEM map[string][]byte // kid → PEM public key (RSA, ECDSA, Ed25519) or certificate
 	// JWKSURL is fetched on first use, never by New, so that `caddy
 	// validate` stays offline. It is refreshed when a token names an
-	// unknown kid (at most once a minute) and every 15 minutes.
+	// unknown kid (at most once a minute) and every 15 minutes. It must be
+	// https (http only to a loopback host); its symmetric keys are ignored,
+	// and it cannot be combined with HMACSecrets or HS* algorithms.
 	JWKSURL    string
 	Leeway     time.Duration // clock skew allowance; 0 = DefaultLeeway
 	RolesClaim string        // humans: claim carrying roles; "" = DefaultRolesClaim; dots walk nested objects
@@ -119,10 +124,47 @@ func (c JWTConfig) validate() error {
 		return errors.New("leeway must not be negative")
 	}
 	if c.JWKSURL != "" {
-		u, err := url.Parse(c.JWKSURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return errors.New("jwks url must be an absolute http(s) url")
+		return c.validateJWKS()
+	}
+	return nil
+}
+
+// validateJWKS keeps a JWKS issuer asymmetric-only: a JWKS is public, so an
+// HMAC algorithm verified against it (or next to it) is forgeable by anyone
+// who can read it. The URL must be https, or http on loopback for tests and
+// a sidecar identity provider.
+func (c JWTConfig) validateJWKS() error {
+	u, err := url.Parse(c.JWKSURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return errors.New("jwks url must be an absolute http(s) url")
+	}
+	if !secureJWKSURL(u) {
+		return errors.New("jwks url must use https (plain http is allowed for loopback hosts only)")
+	}
+	if len(c.HMACSecrets) > 0 {
+		return errors.New("hmac secrets cannot be combined with a jwks url; use a separate issuer")
+	}
+	for _, alg := range c.Algorithms {
+		if slices.Contains(hmacAlgorithms, alg) {
+			return fmt.Errorf("algorithm %q cannot be used with a jwks url, which serves public keys only", alg)
 		}
 	}
 	return nil
+}
+
+// secureJWKSURL accepts https, and http to 127.0.0.0/8, ::1 or localhost,
+// where no network sits between the gate and the key server.
+func secureJWKSURL(u *url.URL) bool {
+	if u.Scheme == "https" {
+		return true
+	}
+	if u.Scheme != "http" {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }

@@ -48,6 +48,7 @@ const (
 	msgUnsupportedScheme  = "unsupported authorization scheme, use Bearer"
 	msgBearerDisabled     = "bearer tokens are not accepted here"
 	msgAPIKeysDisabled    = "api keys are not enabled"
+	msgAPIKeysUnavailable = "api keys are unavailable"
 	msgTokenMalformed     = "token is malformed"
 	msgTokenTooLarge      = "token is too large"
 	msgTokenExpired       = "token expired"

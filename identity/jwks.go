@@ -26,58 +26,112 @@ const (
 	jwksInitRetryInterval  = 10 * time.Second
 )
 
-// errKeysUnavailable: the JWKS could not be fetched for the first time.
+// errKeysUnavailable: the JWKS has not been fetched (yet), or the caller
+// stopped waiting for the fetch.
 var errKeysUnavailable = errors.New("signing keys unavailable")
 
 // lazyJWKS builds the keyfunc JWKS client on first use, because building it
 // fetches the set and New must stay offline for `caddy validate`.
+//
+// The first fetch runs in its own goroutine, at most one at a time, and
+// never under mu: callers wait for it only as long as their request context
+// allows, so a slow identity provider cannot pile up requests behind a lock.
 type lazyJWKS struct {
 	url    string
 	client *http.Client
 	logger *zap.Logger
-	ctx    context.Context // cancelled by Close; ends the refresh goroutine
+	ctx    context.Context // cancelled by Close; ends the fetch and the refresh goroutine
 
 	mu          sync.Mutex
 	storage     jwkset.Storage
+	fetching    chan struct{}      // closed when the fetch in flight ends; nil when none is
 	stop        context.CancelFunc // ends the refresh goroutine of storage
-	lastAttempt time.Time          // wall clock, limits retries after a failed first fetch
+	lastFailure time.Time          // wall clock, limits retries after a failed first fetch
 }
 
 func newLazyJWKS(ctx context.Context, url string, logger *zap.Logger) *lazyJWKS {
 	return &lazyJWKS{
 		url:    url,
-		client: &http.Client{Timeout: jwksHTTPTimeout},
+		client: &http.Client{Timeout: jwksHTTPTimeout, CheckRedirect: refuseInsecureRedirect},
 		logger: logger,
 		ctx:    ctx,
 	}
 }
 
-// keys returns the JWKS storage, fetching the set on the first call. While
-// the first fetch keeps failing it is retried at most every
-// jwksInitRetryInterval; calls in between fail fast.
-func (j *lazyJWKS) keys() (jwkset.Storage, error) {
+// refuseInsecureRedirect keeps an https JWKS URL from being downgraded to
+// plain http by a redirect, which would let anyone on the path serve keys.
+func refuseInsecureRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if !secureJWKSURL(req.URL) {
+		return errors.New("jwks redirect to a non-https url refused")
+	}
+	return nil
+}
+
+// keys returns the JWKS storage, fetching the set on the first call. Callers
+// share one fetch in flight and give up when ctx ends. After a failed fetch
+// a new one starts at most every jwksInitRetryInterval; calls in between
+// fail fast.
+func (j *lazyJWKS) keys(ctx context.Context) (jwkset.Storage, error) {
+	storage, done, err := j.fetchInFlight()
+	if storage != nil || err != nil {
+		return storage, err
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, errKeysUnavailable
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.storage != nil {
-		return j.storage, nil
-	}
-	if !j.lastAttempt.IsZero() && time.Since(j.lastAttempt) < jwksInitRetryInterval {
+	if j.storage == nil {
 		return nil, errKeysUnavailable
 	}
-	j.lastAttempt = time.Now()
-	storage, err := j.build()
+	return j.storage, nil
+}
+
+// fetchInFlight returns the storage when it is ready, else the done channel
+// of the fetch to wait for, starting one when none runs and the retry
+// back-off allows.
+func (j *lazyJWKS) fetchInFlight() (jwkset.Storage, <-chan struct{}, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.storage != nil:
+		return j.storage, nil, nil
+	case j.fetching != nil:
+		return nil, j.fetching, nil
+	case !j.lastFailure.IsZero() && time.Since(j.lastFailure) < jwksInitRetryInterval:
+		return nil, nil, errKeysUnavailable
+	}
+	j.fetching = make(chan struct{})
+	go j.fetch(j.fetching)
+	return nil, j.fetching, nil
+}
+
+// fetch builds the client outside mu, records the outcome, then wakes the
+// waiters. It runs under j.ctx, not a request's context, so a caller that
+// gives up does not cancel the fetch the others wait for.
+func (j *lazyJWKS) fetch(done chan struct{}) {
+	storage, stop, err := j.build()
+	j.mu.Lock()
 	if err != nil {
+		j.lastFailure = time.Now()
 		j.logger.Warn("fetching jwks failed", zap.String("jwks_url", j.url), zap.Error(err))
-		return nil, errKeysUnavailable
+	} else {
+		j.storage, j.stop = storage, stop
 	}
-	j.storage = storage
-	return storage, nil
+	j.fetching = nil
+	j.mu.Unlock()
+	close(done)
 }
 
 // build creates the keyfunc client. Its refresh goroutine lives in a child
 // context that is cancelled again when the first fetch fails, so failed
 // attempts leave nothing running.
-func (j *lazyJWKS) build() (jwkset.Storage, error) {
+func (j *lazyJWKS) build() (jwkset.Storage, context.CancelFunc, error) {
 	ctx, cancel := context.WithCancel(j.ctx)
 	failFirst := false
 	kf, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{j.url}, keyfunc.Override{
@@ -91,10 +145,9 @@ func (j *lazyJWKS) build() (jwkset.Storage, error) {
 	})
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, nil, err
 	}
-	j.stop = cancel // also cancelled with j.ctx on Close
-	return kf.Storage(), nil
+	return kf.Storage(), cancel, nil // cancel also runs with j.ctx on Close
 }
 
 func (j *lazyJWKS) refreshErrorHandler(u string) func(context.Context, error) {
@@ -106,7 +159,7 @@ func (j *lazyJWKS) refreshErrorHandler(u string) func(context.Context, error) {
 // key returns the key for kid, refreshing the set (rate-limited) when the kid
 // is unknown. Any failure to find it reads as errUnknownKeyID.
 func (j *lazyJWKS) key(ctx context.Context, kid string) (staticKey, error) {
-	storage, err := j.keys()
+	storage, err := j.keys(ctx)
 	if err != nil {
 		return staticKey{}, err
 	}
@@ -123,7 +176,7 @@ func (j *lazyJWKS) key(ctx context.Context, kid string) (staticKey, error) {
 
 // all returns every usable key in the set, for tokens without kid.
 func (j *lazyJWKS) all(ctx context.Context) ([]staticKey, error) {
-	storage, err := j.keys()
+	storage, err := j.keys(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +195,12 @@ func (j *lazyJWKS) all(ctx context.Context) ([]staticKey, error) {
 
 // jwkKey extracts the public key of a JWK and the algorithms it may verify:
 // those of its key type, narrowed to the JWK's own "alg" when it names one.
+// Symmetric ("oct") keys are dropped: a JWKS is published, so anyone who can
+// read it could sign tokens with them.
 func jwkKey(jwk jwkset.JWK) (staticKey, bool) {
+	if _, symmetric := jwk.Key().([]byte); symmetric {
+		return staticKey{}, false
+	}
 	key := publicOf(jwk.Key())
 	algs := algorithmsFor(key)
 	if pinned := jwk.Marshal().ALG.String(); pinned != "" {

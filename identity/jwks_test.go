@@ -2,13 +2,20 @@ package identity
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
+	"go.uber.org/zap"
 )
 
 // jwksServer serves a replaceable JWK Set and counts fetches.
@@ -109,5 +116,158 @@ func TestJWKSUnreachableOnFirstUse(t *testing.T) {
 	}
 	if n := fetches.Load(); n != 1 {
 		t.Fatalf("fetches = %d, want 1 (retries wait %v)", n, jwksInitRetryInterval)
+	}
+}
+
+// A slow identity provider must not hold requests past their own deadline,
+// and concurrent first uses share one fetch that outlives the caller who
+// started it.
+func TestJWKSSlowFirstFetchRespectsRequestContext(t *testing.T) {
+	keys := newJWKSServer(t)
+	keys.serve(t, map[string]any{"r1": rsaKey()})
+	entered, release := make(chan struct{}, 10), make(chan struct{})
+	var releaseOnce sync.Once
+	releaseFetch := func() { releaseOnce.Do(func() { close(release) }) }
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-release
+		keys.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	defer releaseFetch() // before slow.Close, which waits for the handler
+	a := newAuthenticator(t, jwksConfig(slow.URL))
+	token := sign(t, jwt.SigningMethodRS256, rsaKey(), "r1", claimsAt(t0))
+	type result struct {
+		p   Principal
+		err error
+	}
+	authenticate := func(ctx context.Context) <-chan result {
+		out := make(chan result, 1)
+		go func() {
+			p, err := a.AuthenticateAgent(requestWith(bearer(token)).WithContext(ctx))
+			out <- result{p, err}
+		}()
+		return out
+	}
+
+	patient := authenticate(context.Background()) // starts the fetch and waits for it
+	<-entered
+	ctx, cancel := context.WithCancel(context.Background())
+	var impatient []<-chan result
+	for range 5 {
+		impatient = append(impatient, authenticate(ctx))
+	}
+	cancel()
+	for i, result := range impatient { // the fetch is still held by the server
+		select {
+		case r := <-result:
+			checkResult(t, r.p, r.err, Principal{}, msgKeysUnavailable, token)
+		case <-time.After(30 * time.Second): // hang guard only, not a timing check
+			t.Fatalf("request %d waited for the jwks fetch after its context ended", i)
+		}
+	}
+	releaseFetch()
+	want := Principal{Type: TypeAgent, ID: "agent-docs-bot", Credential: CredentialJWT}
+	r := <-patient
+	checkResult(t, r.p, r.err, want, "", token)
+	p, err := a.AuthenticateAgent(requestWith(bearer(token)))
+	checkResult(t, p, err, want, "", token)
+	if n := keys.fetches.Load(); n != 1 {
+		t.Fatalf("jwks fetched %d times, want 1 shared fetch", n)
+	}
+}
+
+// A JWKS is public; an "oct" key in it would let any reader sign tokens.
+func TestJWKSIgnoresSymmetricKeys(t *testing.T) {
+	srv := newJWKSServer(t)
+	rsaJWK, err := jwkset.NewJWKFromKey(&rsaKey().PublicKey, jwkset.JWKOptions{Metadata: jwkset.JWKMetadataOptions{KID: "r1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := map[string]any{"keys": []any{
+		map[string]string{"kty": "oct", "kid": "h", "k": base64.RawURLEncoding.EncodeToString(secretA)},
+		rsaJWK.Marshal(),
+	}}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.body.Store(&body)
+	a := newAuthenticator(t, jwksConfig(srv.URL))
+	ctx := context.Background()
+
+	if _, err := a.agents.jwks.key(ctx, "h"); !errors.Is(err, errUnknownKeyID) {
+		t.Fatalf("key(oct kid) error = %v, want errUnknownKeyID", err)
+	}
+	all, err := a.agents.jwks.all(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 {
+		t.Fatalf("all() = %d keys, want only the rsa key", len(all))
+	}
+	if _, symmetric := all[0].key.([]byte); symmetric {
+		t.Fatal("all() returned the symmetric key")
+	}
+}
+
+func TestNewJWKSConfig(t *testing.T) {
+	withJWKS := func(url string, change func(c *JWTConfig)) Config {
+		c := jwksConfig(url)
+		if change != nil {
+			change(&c.Agents)
+		}
+		return c
+	}
+	tests := []struct {
+		name    string
+		cfg     Config
+		wantErr string // "" = accepted
+	}{
+		{"https", withJWKS("https://idp.example.com/jwks", nil), ""},
+		{"http to 127.0.0.1", withJWKS("http://127.0.0.1:8080/jwks", nil), ""},
+		{"http to 127.8.9.10", withJWKS("http://127.8.9.10/jwks", nil), ""},
+		{"http to ::1", withJWKS("http://[::1]:8080/jwks", nil), ""},
+		{"http to localhost", withJWKS("http://LocalHost:8080/jwks", nil), ""},
+		{"http to a remote host", withJWKS("http://idp.example.com/jwks", nil), "https"},
+		{"http to a private address", withJWKS("http://10.0.0.5/jwks", nil), "https"},
+		{"http to a localhost lookalike", withJWKS("http://localhost.example.com/jwks", nil), "https"},
+		{"HS256 with a jwks", withJWKS("https://idp.example.com/jwks", func(c *JWTConfig) { c.Algorithms = []string{"HS256"} }), `"HS256"`},
+		{"HS512 beside RS256", withJWKS("https://idp.example.com/jwks", func(c *JWTConfig) { c.Algorithms = []string{"RS256", "HS512"} }), `"HS512"`},
+		{"hmac secret beside a jwks", withJWKS("https://idp.example.com/jwks", func(c *JWTConfig) {
+			c.HMACSecrets = map[string][]byte{"h": secretA}
+		}), "hmac secrets"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := New(tc.cfg)
+			if err == nil {
+				_ = a.Close()
+			}
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("New: %v", err)
+			case tc.wantErr != "" && err == nil:
+				t.Fatalf("New succeeded, want error containing %q", tc.wantErr)
+			case tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr):
+				t.Fatalf("error %q does not contain %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// An https JWKS URL must not be downgraded to http by a redirect.
+func TestJWKSRedirectMustStayHTTPS(t *testing.T) {
+	j := newLazyJWKS(context.Background(), "https://idp.example.com/jwks", zap.NewNop())
+	via := []*http.Request{httptest.NewRequest(http.MethodGet, "https://idp.example.com/jwks", nil)}
+	for target, wantOK := range map[string]bool{
+		"https://keys.example.com/jwks": true,
+		"http://127.0.0.1:9/jwks":       true,
+		"http://keys.example.com/jwks":  false,
+	} {
+		err := j.client.CheckRedirect(httptest.NewRequest(http.MethodGet, target, nil), via)
+		if (err == nil) != wantOK {
+			t.Errorf("redirect to %s: err = %v, want allowed=%v", target, err, wantOK)
+		}
 	}
 }

@@ -150,7 +150,7 @@ func allowedAlgorithms(c JWTConfig, keys map[string]staticKey) ([]string, error)
 		switch {
 		case !slices.Contains(knownAlgorithms, alg):
 			return nil, fmt.Errorf("algorithm %q is not supported", alg)
-		case !verifiable[alg] && !(c.JWKSURL != "" && slices.Contains(hmacAlgorithms, alg)):
+		case !verifiable[alg]:
 			return nil, fmt.Errorf("algorithm %q cannot be verified by any configured key", alg)
 		}
 		if !slices.Contains(allowed, alg) {

@@ -113,3 +113,38 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// TestBrokenKeyFileFailsClosed: a hand edit that breaks the key file (here
+// a revocation with a trailing comma) must not leave the old keys working.
+func TestBrokenKeyFileFailsClosed(t *testing.T) {
+	g := startGate(t, gateOptions{})
+	store, err := identity.OpenKeyStore(g.keysFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := store.Create("kunora-coding-agent", "edit-test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := map[string]string{"X-Agent-Api-Key": key}
+	if r := g.post("/agent/tools/search", hdr, `{"question":"agent memory"}`); r.Status != 200 {
+		t.Fatalf("a fresh key: %d %s", r.Status, r.Body)
+	}
+	raw, _ := os.ReadFile(g.keysFile)
+	broken := strings.Replace(string(raw), `"revoked": false`, `"revoked": true,`, 1)
+	if broken == string(raw) {
+		broken = string(raw) + ","
+	}
+	writeFile(t, g.keysFile, broken)
+	waitFor(t, "the broken key file to refuse keys", func() bool {
+		return g.post("/agent/tools/search", hdr, `{"question":"agent memory"}`).Status == 401
+	})
+	health := g.do(mustGet(t, g.url+"/healthz")).json(t)
+	if health["status"] != "degraded" || health["apiKeys"].(map[string]any)["usable"] != false {
+		t.Fatalf("healthz must show the unusable key file: %v", health)
+	}
+	writeFile(t, g.keysFile, string(raw))
+	waitFor(t, "the repaired key file", func() bool {
+		return g.post("/agent/tools/search", hdr, `{"question":"agent memory"}`).Status == 200
+	})
+}

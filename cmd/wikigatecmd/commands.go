@@ -20,6 +20,7 @@ import (
 // registers the `wikigate` subcommand.
 func init() {
 	applyEnvDefaults()
+	warnIfServingWithDevSecret(os.Args)
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "wikigate",
 		Usage: "token|key ...",
@@ -81,6 +82,16 @@ func tokenCommand() *cobra.Command {
 	f.StringVar(&issuer, "issuer", devAgentIssuer, "iss claim (humans default to "+devHumanIssuer+")")
 	f.StringSliceVar(&audience, "audience", []string{devAudience}, "aud claim")
 	return c
+}
+
+// warnIfServingWithDevSecret tells an operator starting the server that the
+// JWT secret is the public development default, so anyone can mint tokens
+// this gate accepts.
+func warnIfServingWithDevSecret(args []string) {
+	if len(args) < 2 || (args[1] != "run" && args[1] != "start") || os.Getenv(envJWTSecret) != devJWTSecret {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "warning: "+envJWTSecret+" is not set: the gate accepts tokens signed with the public development secret (unsafe for production)")
 }
 
 func warnDevSecret() {
