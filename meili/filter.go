@@ -1,6 +1,7 @@
 package meili
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/wikigate/wikigate/protocol"
@@ -8,7 +9,15 @@ import (
 )
 
 // Filter builds the Meilisearch filter for an effective scope, so policy
-// (Rego) never builds filter strings (DESIGN §5):
+// (Rego) never builds filter strings (DESIGN §5). When the policy paired
+// each project with its own paths (s.ProjectPaths non-nil), each project is
+// searched only under its paths:
+//
+//	version = "main" AND status IN ["approved"] AND ((project = "a" AND pathPrefixes IN ["a1"]) OR (project = "b" AND pathPrefixes IN ["b1", "b2"]))
+//
+// with the projects of s.Projects in sorted order (a project missing from
+// the map gets IN [] and matches nothing). Without the pairing it is the
+// flat form:
 //
 //	project IN ["a", "b"] AND version = "main" AND status IN ["approved"] AND pathPrefixes IN ["p1", "p2"]
 //
@@ -22,10 +31,27 @@ func Filter(s protocol.Scope) string {
 	if s.IncludeWorkingDocs {
 		statuses = append(statuses, scope.StatusWorking)
 	}
-	return "project IN " + quoteList(s.Projects) +
-		" AND version = " + Quote(s.Version) +
-		" AND status IN " + quoteList(statuses) +
+	versionAndStatus := "version = " + Quote(s.Version) + " AND status IN " + quoteList(statuses)
+	if s.ProjectPaths != nil {
+		return versionAndStatus + " AND (" + projectPathsFilter(s) + ")"
+	}
+	return "project IN " + quoteList(s.Projects) + " AND " + versionAndStatus +
 		" AND pathPrefixes IN " + quoteList(s.Paths)
+}
+
+// projectPathsFilter ORs one (project = "p" AND pathPrefixes IN [...])
+// clause per project of s, in sorted order so the same scope always gives
+// the same filter (and tenant token). No projects give project IN [].
+func projectPathsFilter(s protocol.Scope) string {
+	projects := slices.Compact(slices.Sorted(slices.Values(s.Projects)))
+	if len(projects) == 0 {
+		return "project IN []"
+	}
+	clauses := make([]string, len(projects))
+	for i, p := range projects {
+		clauses[i] = "(project = " + Quote(p) + " AND pathPrefixes IN " + quoteList(s.ProjectPaths[p]) + ")"
+	}
+	return strings.Join(clauses, " OR ")
 }
 
 // PathsFilter narrows a search to exact page paths (get_page):

@@ -88,6 +88,59 @@ func TestFilter(t *testing.T) {
 	}
 }
 
+// TestFilterProjectPaths: with the policy's pairing each project is searched
+// only under its own paths (the review's leak: kunora-kgent granted only on
+// its guides must not match under kunora-gateway's wider path).
+func TestFilterProjectPaths(t *testing.T) {
+	const components, guides = "publish/system/components", "publish/system/components/kunora-kgent/guides"
+	tests := []struct {
+		name string
+		s    protocol.Scope
+		want string
+	}{
+		{
+			"each project on its own paths, sorted",
+			protocol.Scope{
+				Projects:     []string{"kunora-kgent", "kunora-gateway"},
+				Paths:        []string{components, guides},
+				Version:      "main",
+				ProjectPaths: map[string][]string{"kunora-kgent": {guides}, "kunora-gateway": {components}},
+			},
+			`version = "main" AND status IN ["approved"] AND ((project = "kunora-gateway" AND pathPrefixes IN ["publish/system/components"]) OR (project = "kunora-kgent" AND pathPrefixes IN ["publish/system/components/kunora-kgent/guides"]))`,
+		},
+		{
+			"working docs, several paths",
+			protocol.Scope{Projects: []string{"a"}, Paths: []string{"p"}, Version: "v1.0", IncludeWorkingDocs: true,
+				ProjectPaths: map[string][]string{"a": {"p/1", "p/2"}}},
+			`version = "v1.0" AND status IN ["approved", "working"] AND ((project = "a" AND pathPrefixes IN ["p/1", "p/2"]))`,
+		},
+		{
+			"project missing from the map matches nothing",
+			protocol.Scope{Projects: []string{"b", "a", "b"}, Paths: []string{"p"}, Version: "main",
+				ProjectPaths: map[string][]string{"a": {"p"}, "z": {"p"}}},
+			`version = "main" AND status IN ["approved"] AND ((project = "a" AND pathPrefixes IN ["p"]) OR (project = "b" AND pathPrefixes IN []))`,
+		},
+		{
+			"values needing quotes",
+			protocol.Scope{Projects: []string{`x") OR (project = "y`}, Version: "main",
+				ProjectPaths: map[string][]string{`x") OR (project = "y`: {`a\b"]`}}},
+			`version = "main" AND status IN ["approved"] AND ((project = "x\") OR (project = \"y" AND pathPrefixes IN ["a\\b\"]"]))`,
+		},
+		{
+			"no projects matches nothing",
+			protocol.Scope{Version: "main", ProjectPaths: map[string][]string{}},
+			`version = "main" AND status IN ["approved"] AND (project IN [])`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Filter(tt.s); got != tt.want {
+				t.Errorf("Filter =\n  %s\nwant\n  %s", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestPathsFilter(t *testing.T) {
 	got := PathsFilter([]string{"publish/a.md", `odd"name.md`})
 	if want := `path IN ["publish/a.md", "odd\"name.md"]`; got != want {

@@ -12,8 +12,10 @@ import (
 )
 
 // InScope is the response-side check for RAGFlow chunks: a chunk is kept
-// when it has an id and its document metadata (path, project, version,
-// status) is inside eff (scope.Contains). A chunk without metadata, with a
+// when it has an id, comes from one of eff.Datasets (when set), and its
+// document metadata (path, project, version, status) is inside eff
+// (scope.Contains, which also holds each project to eff.ProjectPaths). A
+// chunk without metadata, with a
 // path that is not a clean repository path ("a/../b", "a//b"), or outside
 // eff is dropped and counted. Run it on retrieval results BEFORE numbering
 // chunks into the prompt, so the LLM never sees what the caller may not.
@@ -30,8 +32,12 @@ func InScope(chunks []ragflow.Chunk, eff protocol.Scope) (kept []ragflow.Chunk, 
 	return kept, dropped
 }
 
+// ragChunkInScope also drops a chunk that names no dataset when the
+// decision listed its datasets: RAGFlow always says which dataset a chunk
+// came from, so a chunk without one cannot be shown to come from a decided
+// dataset (scope.Contains only checks a dataset id that is there).
 func ragChunkInScope(c *ragflow.Chunk, eff protocol.Scope) bool {
-	if c.ID == "" {
+	if c.ID == "" || (eff.Datasets != nil && c.DatasetID == "") {
 		return false
 	}
 	path := c.MetaString("path")

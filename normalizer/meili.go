@@ -98,7 +98,14 @@ func meiliPage(h meili.Hit) protocol.Page {
 	}
 }
 
+// meiliHitInScope is scope.Contains for a hit whose path is a clean
+// repository path: "publish/x/../y" is covered by "publish/x" as a string
+// but names a page outside it, so a path that normalizing would change is
+// dropped (as ragChunkInScope does for chunks).
 func meiliHitInScope(h meili.Hit, eff protocol.Scope) bool {
+	if clean, err := scope.NormalizePath("path", h.Path); err != nil || clean != h.Path {
+		return false
+	}
 	return scope.Contains(eff, scope.Doc{Project: h.Project, Version: h.Version, Status: h.Status, Path: h.Path})
 }
 

@@ -9,8 +9,14 @@ import (
 
 func testDecision(i int) Decision {
 	return Decision{
-		Allow:    true,
-		Scope:    protocol.Scope{Projects: []string{"p"}, Paths: []string{fmt.Sprintf("publish/p/%d", i)}, Version: "main"},
+		Allow: true,
+		Scope: protocol.Scope{
+			Projects:     []string{"p"},
+			Paths:        []string{fmt.Sprintf("publish/p/%d", i)},
+			Version:      "main",
+			ProjectPaths: map[string][]string{"p": {fmt.Sprintf("publish/p/%d", i)}},
+			Datasets:     []string{"ds"},
+		},
 		Datasets: []Dataset{{ID: "ds", Project: "p", Version: "main", Status: "approved"}},
 		Index:    "wiki_pages",
 		Revision: "rev",
@@ -82,6 +88,25 @@ func TestDecisionCacheReturnsCopies(t *testing.T) {
 	again, _ := c.get(key)
 	if again.Scope.Paths[0] != "publish/p/1" || again.Scope.Projects[0] != "p" || again.Datasets[0].ID != "ds" {
 		t.Errorf("cached decision changed through a caller's copy: %+v", again)
+	}
+}
+
+// TestDecisionCacheCopiesProjectPaths: the map and its lists are shared
+// references, so a shallow copy would let one caller widen another's scope.
+func TestDecisionCacheCopiesProjectPaths(t *testing.T) {
+	c := newDecisionCache(0)
+	key := testKey(1)
+	d := testDecision(1)
+	c.put(key, d)
+	d.Scope.ProjectPaths["p"][0] = "publish"
+	d.Scope.Datasets[0] = "other after put"
+	got, _ := c.get(key)
+	got.Scope.ProjectPaths["p"] = append(got.Scope.ProjectPaths["p"][:0], "publish")
+	got.Scope.ProjectPaths["q"] = []string{"publish/q"}
+	got.Scope.Datasets[0] = "other after get"
+	again, _ := c.get(key)
+	if len(again.Scope.ProjectPaths) != 1 || again.Scope.ProjectPaths["p"][0] != "publish/p/1" || again.Scope.Datasets[0] != "ds" {
+		t.Errorf("cached scope changed through a caller's copy: %+v", again.Scope)
 	}
 }
 

@@ -1,6 +1,7 @@
 package policies_test
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -146,6 +147,47 @@ func checkAllowed(t *testing.T, d policies.Decision, tc decideCase) {
 	if d.Write != tc.wantWrite {
 		t.Errorf("Write = %v, want %v", d.Write, tc.wantWrite)
 	}
+	if !slices.Equal(d.Scope.Datasets, datasetIDs(d)) {
+		t.Errorf("Scope.Datasets = %v, want the decision's dataset ids %v", d.Scope.Datasets, datasetIDs(d))
+	}
+	for _, p := range d.Scope.Projects {
+		if len(d.Scope.ProjectPaths[p]) == 0 {
+			t.Errorf("Scope.ProjectPaths = %v gives project %q no path", d.Scope.ProjectPaths, p)
+		}
+	}
+}
+
+// TestDecideKeepsEachProjectOnItsOwnPaths is the review's leak: kunora-kgent
+// granted only on its guides, kunora-gateway on the whole components
+// directory. The flat scope covers kunora-kgent's internal pages through
+// kunora-gateway's path; ProjectPaths does not.
+func TestDecideKeepsEachProjectOnItsOwnPaths(t *testing.T) {
+	const components = "publish/system/components"
+	dir := copyPolicyDir(t)
+	editData(t, dir, func(data map[string]any) {
+		agent := data["agents"].(map[string]any)["kunora-coding-agent"].(map[string]any)
+		agent["grants"] = map[string]any{
+			"kunora-kgent":   map[string]any{"paths": []string{kgent + "/guides"}, "versions": []string{"main"}},
+			"kunora-gateway": map[string]any{"paths": []string{components}, "versions": []string{"main"}},
+		}
+	})
+	engine := newEngine(t, dir)
+	want := map[string][]string{"kunora-gateway": {components}, "kunora-kgent": {kgent + "/guides"}}
+	for _, requested := range []*protocol.Scope{nil, scope([]string{"kunora-kgent", "kunora-gateway"}, nil, "")} {
+		d, err := engine.Decide(t.Context(), agentCall("kunora-coding-agent", "search", requested))
+		if err != nil || !d.Allow {
+			t.Fatalf("Decide(%+v) = %+v, %v; want an allow", requested, d, err)
+		}
+		if !reflect.DeepEqual(d.Scope.ProjectPaths, want) {
+			t.Errorf("Decide(%+v): ProjectPaths = %v, want %v", requested, d.Scope.ProjectPaths, want)
+		}
+	}
+	d, err := engine.Decide(t.Context(), agentCall("kunora-coding-agent", "search",
+		scope([]string{"kunora-kgent", "kunora-gateway"}, []string{kgent + "/internal"}, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDenied(t, d, protocol.CodeForbiddenScope)
 }
 
 func scopesEqual(a, b protocol.Scope) bool {

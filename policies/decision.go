@@ -21,7 +21,7 @@ type Decision struct {
 	Allow      bool
 	Code       protocol.Code  // set when !Allow
 	Reason     string         // safe for the caller: never reveals other callers' grants
-	Scope      protocol.Scope // effective scope, every field filled
+	Scope      protocol.Scope // effective scope, every field filled (ProjectPaths and Datasets included when Allow)
 	Datasets   []Dataset      // RAGFlow datasets for Scope, never empty when Allow
 	Index      string         // Meilisearch index uid for Scope
 	Write      bool           // the caller may perform this call's write action
@@ -45,17 +45,19 @@ var denyCodes = []protocol.Code{
 }
 
 // wireDecision is the decision object as the policy writes it
-// ({allow, code, reason, scope, datasets, index, write, write_tools}, read
-// by readWireDecision). A nil Allow or Scope means the policy left it out.
+// ({allow, code, reason, scope, project_paths, datasets, index, write,
+// write_tools}, read by readWireDecision). A nil Allow or Scope means the
+// policy left it out.
 type wireDecision struct {
-	Allow      *bool
-	Code       protocol.Code
-	Reason     string
-	Scope      *protocol.Scope
-	Datasets   []Dataset
-	Index      string
-	Write      bool
-	WriteTools []string
+	Allow        *bool
+	Code         protocol.Code
+	Reason       string
+	Scope        *protocol.Scope
+	ProjectPaths map[string][]string // nil when the policy left project_paths out
+	Datasets     []Dataset
+	Index        string
+	Write        bool
+	WriteTools   []string
 }
 
 func (w wireDecision) toDecision() (Decision, error) {
@@ -68,9 +70,12 @@ func (w wireDecision) toDecision() (Decision, error) {
 	if err := w.checkAllow(); err != nil {
 		return Decision{}, fmt.Errorf("malformed policy decision: %w", err)
 	}
+	eff := *w.Scope
+	eff.ProjectPaths = w.ProjectPaths
+	eff.Datasets = datasetIDs(w.Datasets)
 	return Decision{
 		Allow:      true,
-		Scope:      *w.Scope,
+		Scope:      eff,
 		Datasets:   w.Datasets,
 		Index:      w.Index,
 		Write:      w.Write,
@@ -89,4 +94,13 @@ func (w wireDecision) toDenial() (Decision, error) {
 		reason = "denied by policy"
 	}
 	return Decision{Code: w.Code, Reason: reason}, nil
+}
+
+// datasetIDs lists the ids of ds in order, for protocol.Scope.Datasets.
+func datasetIDs(ds []Dataset) []string {
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	return ids
 }

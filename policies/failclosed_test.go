@@ -3,6 +3,8 @@ package policies_test
 import (
 	"context"
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 const allowBody = `{
 	"allow": true,
 	"scope": {"projects": ["p"], "paths": ["publish/p"], "version": "main", "includeWorkingDocs": false},
+	"project_paths": {"p": ["publish/p/guides"]},
 	"datasets": [{"id": "ds1", "project": "p", "version": "main", "status": "approved"}],
 	"index": "wiki_pages",
 	"write": false,
@@ -42,6 +45,15 @@ func TestDecideFailsClosed(t *testing.T) {
 		{name: "scope paths not strings", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/scope/paths", "value": [1]}])`, wantErr: "malformed"},
 		{name: "dataset not an object", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets/0", "value": "ds1"}])`, wantErr: "malformed"},
 		{name: "dataset id not a string", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/datasets/0/id", "value": 1}])`, wantErr: "malformed"},
+		{name: "allow without project paths", policy: `decision := json.remove(` + allowBody + `, ["project_paths"])`, wantErr: "without project_paths"},
+		{name: "project without a path", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/project_paths/p", "value": []}])`, wantErr: `project "p" no path`},
+		{name: "project missing from project paths", policy: `decision := json.remove(` + allowBody + `, ["project_paths/p"])`, wantErr: `project "p" no path`},
+		{name: "project paths name another project", policy: `decision := json.patch(` + allowBody + `, [{"op": "add", "path": "/project_paths/q", "value": ["publish/p"]}])`, wantErr: `project "q" outside the scope`},
+		{name: "project path outside the scope", policy: `decision := json.patch(` + allowBody + `, [{"op": "add", "path": "/project_paths/p/-", "value": "publish/px"}])`, wantErr: `path "publish/px" outside the scope`},
+		{name: "project path wider than the scope", policy: `decision := json.patch(` + allowBody + `, [{"op": "replace", "path": "/project_paths/p", "value": ["publish"]}])`, wantErr: "outside the scope"},
+		{name: "project paths not an object", policy: `decision := object.union(` + allowBody + `, {"project_paths": ["publish/p"]})`, wantErr: "malformed"},
+		{name: "project paths key not a string", policy: `decision := object.union(` + allowBody + `, {"project_paths": {1: ["publish/p"]}})`, wantErr: "malformed"},
+		{name: "project paths not strings", policy: `decision := object.union(` + allowBody + `, {"project_paths": {"p": [1]}})`, wantErr: "malformed"},
 		{name: "write tools not a list", policy: `decision := object.union(` + allowBody + `, {"write_tools": "create_feedback"})`, wantErr: "malformed"},
 		{
 			name:    "evaluation error",
@@ -84,6 +96,9 @@ func TestDecideWellFormedMinimalPolicy(t *testing.T) {
 	d, err := engine.Decide(t.Context(), agentCall("a", "search", nil))
 	if err != nil || !d.Allow || d.Datasets[0].ID != "ds1" || d.Scope.Paths[0] != "publish/p" {
 		t.Fatalf("Decide = %+v, %v; want the policy's allow", d, err)
+	}
+	if !reflect.DeepEqual(d.Scope.ProjectPaths, map[string][]string{"p": {"publish/p/guides"}}) || !slices.Equal(d.Scope.Datasets, []string{"ds1"}) {
+		t.Errorf("Scope.ProjectPaths = %v, Scope.Datasets = %v; want the policy's project_paths and dataset ids", d.Scope.ProjectPaths, d.Scope.Datasets)
 	}
 }
 

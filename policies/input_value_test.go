@@ -94,6 +94,19 @@ func fill(r *rand.Rand, v reflect.Value) {
 			}
 			v.Set(s)
 		}
+	case reflect.Map:
+		// Maps are gate-internal (json:"-") parts of a scope: filling them
+		// checks that they never reach the policy input or the cache key.
+		if n := r.IntN(3); n > 0 {
+			m := reflect.MakeMapWithSize(v.Type(), n)
+			for range n {
+				k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+				fill(r, k)
+				fill(r, e)
+				m.SetMapIndex(k, e)
+			}
+			v.Set(m)
+		}
 	case reflect.Pointer:
 		if r.IntN(2) == 1 {
 			p := reflect.New(v.Type().Elem())

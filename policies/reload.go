@@ -59,18 +59,19 @@ func (e *Engine) build(ctx context.Context) (next *prepared, unchanged bool, err
 }
 
 // Watch reloads the policy when files under the directory change, after
-// changes have been quiet for a short debounce. It returns nil when ctx is
-// done, or an error if the directory cannot be watched. Run it in its own
-// goroutine (caddy-ratelimit: handler.go sweepRateLimiters).
+// changes have been quiet for a short debounce. When the directory itself
+// is removed or renamed (a ConfigMap swap, `mv new-rego rego`), its watch is
+// gone with it: Watch then waits for the directory to reappear (rewatch),
+// watches the new one and reloads from it, so later edits keep applying. It
+// returns nil when ctx is done, or an error if the directory cannot be
+// watched at the start. Run it in its own goroutine (caddy-ratelimit:
+// handler.go sweepRateLimiters).
 func (e *Engine) Watch(ctx context.Context) error {
-	watcher, err := fsnotify.NewWatcher()
+	watcher, err := newTreeWatcher(e.dir)
 	if err != nil {
 		return fmt.Errorf("watch policy dir: %w", err)
 	}
-	defer watcher.Close()
-	if err := watchTree(watcher, e.dir); err != nil {
-		return fmt.Errorf("watch policy dir: %w", err)
-	}
+	defer func() { watcher.Close() }()
 
 	settle := time.NewTimer(e.debounce)
 	settle.Stop()
@@ -83,7 +84,14 @@ func (e *Engine) Watch(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			e.watchNewDir(watcher, event)
+			if e.isRootGone(event) {
+				watcher.Close()
+				if watcher = e.rewatch(ctx); watcher == nil {
+					return nil
+				}
+			} else {
+				e.watchNewDir(watcher, event)
+			}
 			settle.Reset(e.debounce)
 		case err, ok := <-watcher.Errors:
 			if !ok {
@@ -94,6 +102,66 @@ func (e *Engine) Watch(ctx context.Context) error {
 			_ = e.Reload(ctx) // logged and counted by Reload
 		}
 	}
+}
+
+// Bounds of the wait between looks for a policy directory that went away:
+// the first look is soon (a rename-into-place is usually done by then),
+// later ones back off to at most rewatchMaxWait.
+const (
+	rewatchFirstWait = 50 * time.Millisecond
+	rewatchMaxWait   = 5 * time.Second
+)
+
+// isRootGone reports whether event removed or renamed the watched directory
+// itself. inotify drops the watch of a removed or moved directory, so no
+// later change under the path would be seen without a new watch.
+func (e *Engine) isRootGone(event fsnotify.Event) bool {
+	return filepath.Clean(event.Name) == filepath.Clean(e.dir) &&
+		(event.Has(fsnotify.Remove) || event.Has(fsnotify.Rename))
+}
+
+// rewatch waits, with a bounded backoff, until the policy directory exists
+// again and can be watched, and returns a fresh watcher of its tree (the
+// old watcher may still hold watches of the moved-away tree's
+// subdirectories). It returns nil when ctx is done first. Meanwhile the
+// loaded policy keeps serving.
+func (e *Engine) rewatch(ctx context.Context) *fsnotify.Watcher {
+	e.logger.Warn("policy directory removed or replaced; waiting for it to reappear",
+		zap.String("dir", e.dir), zap.String("revision", e.Revision()))
+	wait := rewatchFirstWait
+	for {
+		watcher, err := newTreeWatcher(e.dir)
+		if err == nil {
+			e.logger.Info("policy directory watched again", zap.String("dir", e.dir))
+			return watcher
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, rewatchMaxWait)
+	}
+}
+
+// newTreeWatcher watches root and its subdirectories. root must be a
+// directory: a watch of a file in its place would never report the
+// policy's files.
+func newTreeWatcher(root string) (*fsnotify.Watcher, error) {
+	if info, err := os.Stat(root); err != nil {
+		return nil, err
+	} else if !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", root)
+	}
+	watcher, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	if err := watchTree(watcher, root); err != nil {
+		watcher.Close()
+		return nil, err
+	}
+	return watcher, nil
 }
 
 // watchNewDir extends the watch to a directory created under the tree, since

@@ -69,6 +69,9 @@ func readWireDecision(o ast.Object) (wireDecision, error) {
 	if w.Scope, err = readScope(o); err != nil {
 		return w, err
 	}
+	if w.ProjectPaths, err = readProjectPaths(o); err != nil {
+		return w, err
+	}
 	if w.Datasets, err = readDatasets(o); err != nil {
 		return w, err
 	}
@@ -175,6 +178,33 @@ func readScope(o ast.Object) (*protocol.Scope, error) {
 		return nil, fmt.Errorf("scope: %w", err)
 	}
 	return &s, nil
+}
+
+// readProjectPaths reads project_paths, an object of project → list of
+// paths; nil when missing or null.
+func readProjectPaths(o ast.Object) (map[string][]string, error) {
+	v := field(o, "project_paths")
+	if v == nil {
+		return nil, nil
+	}
+	po, ok := v.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("project_paths is %s, want an object", ast.ValueName(v))
+	}
+	out := make(map[string][]string, po.Len())
+	err := po.Iter(func(k, _ *ast.Term) error {
+		project, ok := k.Value.(ast.String)
+		if !ok {
+			return fmt.Errorf("project_paths has a %s key, want a string", ast.ValueName(k.Value))
+		}
+		paths, err := readStrings(po, string(project))
+		if err != nil {
+			return fmt.Errorf("project_paths: %w", err)
+		}
+		out[string(project)] = paths
+		return nil
+	})
+	return out, err
 }
 
 func readDatasets(o ast.Object) ([]Dataset, error) {

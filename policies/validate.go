@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/scope"
 )
 
 // checkAllow holds an allow to what the gateway relies on downstream: a fully
@@ -29,6 +32,33 @@ func (w wireDecision) checkAllow() error {
 	for _, d := range w.Datasets {
 		if err := checkDataset(d, w); err != nil {
 			return err
+		}
+	}
+	return checkProjectPaths(w.ProjectPaths, *s)
+}
+
+// checkProjectPaths holds project_paths to the scope it narrows: every
+// effective project has at least one path, every path is one of the scope's
+// paths or lies inside one, and no other project appears. Without these,
+// a missing entry would leave a project unsearchable at best, and a path
+// outside the scope would widen what the response-side check lets through.
+func checkProjectPaths(pp map[string][]string, s protocol.Scope) error {
+	if pp == nil {
+		return errors.New("allow without project_paths")
+	}
+	for _, p := range s.Projects {
+		if len(pp[p]) == 0 {
+			return fmt.Errorf("project_paths gives project %q no path", p)
+		}
+	}
+	for p, paths := range pp {
+		if !slices.Contains(s.Projects, p) {
+			return fmt.Errorf("project_paths names project %q outside the scope", p)
+		}
+		for _, x := range paths {
+			if !slices.ContainsFunc(s.Paths, func(base string) bool { return scope.Covers(base, x) }) {
+				return fmt.Errorf("project_paths gives project %q path %q outside the scope", p, x)
+			}
 		}
 	}
 	return nil

@@ -11,11 +11,22 @@ type Caller struct {
 
 // Scope is a requested or effective scope (protocol §4). A requested scope is
 // only a request; the policy decides the effective one.
+//
+// ProjectPaths and Datasets are gate-internal parts of an effective scope,
+// set only from a policy decision and never serialized: the flat Projects
+// and Paths lose which path belongs to which project, so backend filters and
+// the response-side check narrow each project to ProjectPaths[project]
+// (a nil map means no pairing is known), and drop anything from a dataset
+// outside Datasets (nil: not checked). Treat both as read-only: copies of a
+// Scope share them.
 type Scope struct {
 	Projects           []string `json:"projects,omitempty"`
 	Paths              []string `json:"paths,omitempty"`
 	Version            string   `json:"version,omitempty"`
 	IncludeWorkingDocs bool     `json:"includeWorkingDocs"`
+
+	ProjectPaths map[string][]string `json:"-"`
+	Datasets     []string            `json:"-"`
 }
 
 // PageRef names the page a human asked from (DESIGN §5: the default scope of

@@ -26,6 +26,7 @@ decision := {"allow": false, "code": d.code, "reason": d.reason} if {
 } else := {
 	"allow": true,
 	"scope": effective_scope,
+	"project_paths": project_paths,
 	"datasets": datasets,
 	"index": data.catalog.index,
 	"write": may_write,

@@ -44,8 +44,14 @@ human_default := {
 	page_project
 } else := {
 	"projects": data.humans.default_scope.projects,
-	"paths": data.humans.default_scope.paths,
+	"paths": default_scope_paths,
 	"version": object.get(data.humans.default_scope, "version", "main"),
 } if {
 	human_default_applies
 }
+
+# default_scope_paths are data.humans.default_scope.paths when the security
+# team set them, else the public roots of the default projects.
+default_scope_paths := paths if {
+	paths := listed(data.humans.default_scope, "paths")
+} else := sort({caller_grants[p].root | some p in data.humans.default_scope.projects})

@@ -28,13 +28,14 @@ test_human_page_default_keeps_requested_version if {
 
 test_human_page_outside_projects_uses_public_default if {
 	d := wikigate.decision with input as human_ask_on_page(anonymous_human, null, "publish/index.md")
-	d.scope == scope(["kunora-kgent", "kunora-gateway", "kunora-ops"], ["publish"], "main")
+	d.scope == scope(["kunora-kgent", "kunora-gateway", "kunora-ops"], [ops, gateway, kgent], "main")
 }
 
 test_human_without_page_uses_public_default if {
 	d := wikigate.decision with input as human_ask("public-read", anonymous_human, null)
 	d.allow == true
-	d.scope == scope(["kunora-kgent", "kunora-gateway", "kunora-ops"], ["publish"], "main")
+	d.scope == scope(["kunora-kgent", "kunora-gateway", "kunora-ops"], [ops, gateway, kgent], "main")
+	d.project_paths == {"kunora-kgent": [kgent], "kunora-gateway": [gateway], "kunora-ops": [ops]}
 	count(d.datasets) == 3
 	every x in d.datasets {
 		x.status == "approved"
@@ -91,4 +92,45 @@ test_human_page_at_project_root_keeps_the_root if {
 	d := wikigate.decision with input as human_ask_on_page(anonymous_human, null, ops)
 	d.scope.paths == [ops]
 	d.scope.projects == ["kunora-ops"]
+}
+
+test_human_default_scope_paths_from_data_are_kept if {
+	humans := json.patch(data.humans, [{"op": "add", "path": "/default_scope/paths", "value": ["publish"]}])
+	d := wikigate.decision with input as human_ask("public-read", anonymous_human, null)
+		with data.humans as humans
+	d.scope.paths == ["publish"]
+	d.project_paths == {"kunora-kgent": [kgent], "kunora-gateway": [gateway], "kunora-ops": [ops]}
+}
+
+# A human naming projects but no paths gets the projects' public roots, not
+# every public path, so the audit scope says what was searched.
+test_human_missing_paths_filled_with_project_roots if {
+	d := wikigate.decision with input as human_ask("public-read", reader, {"projects": ["kunora-kgent", "kunora-ops"]})
+	d.scope == scope(["kunora-kgent", "kunora-ops"], [ops, kgent], "main")
+	d.project_paths == {"kunora-kgent": [kgent], "kunora-ops": [ops]}
+}
+
+test_human_page_default_project_paths_are_the_section if {
+	d := wikigate.decision with input as human_ask_on_page(anonymous_human, null, concat("/", [kgent, "guides/memory.md"]))
+	d.project_paths == {"kunora-kgent": [concat("/", [kgent, "guides"])]}
+}
+
+test_human_wide_path_pairs_each_project_with_its_root if {
+	d := wikigate.decision with input as human_ask("public-read", reader, scope([], ["publish/system"], ""))
+	d.scope.projects == ["kunora-gateway", "kunora-kgent"]
+	d.scope.paths == ["publish/system"]
+	d.project_paths == {"kunora-gateway": [gateway], "kunora-kgent": [kgent]}
+}
+
+test_human_path_of_another_project_forbidden if {
+	d := wikigate.decision with input as human_ask("public-read", reader, scope(["kunora-kgent"], [gateway], ""))
+	d.code == "forbidden_scope"
+	d.reason == `no requested path is in project "kunora-kgent"'s grant`
+}
+
+# A public path that holds no published project's pages names no project,
+# so nothing could be searched there: it is refused, not widened.
+test_human_path_outside_every_project_root_forbidden if {
+	d := wikigate.decision with input as human_ask("public-read", reader, scope([], ["publish/other"], ""))
+	d.code == "forbidden_scope"
 }

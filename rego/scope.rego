@@ -74,6 +74,8 @@ effective_paths := req_paths if {
 	count(req_paths) > 0
 } else := human_default.paths if {
 	human_default
+} else := sort({caller_grants[p].root | some p in effective_projects}) if {
+	is_human
 } else := sort({x | some p in effective_projects; some x in caller_grants[p].paths})
 
 effective_version := req_version if {
@@ -93,6 +95,10 @@ effective_scope := {
 	"version": effective_version,
 	"includeWorkingDocs": req_working_docs,
 }
+
+# Missing paths are filled from the effective projects' grants; for humans,
+# whose grant is every public path, from the projects' public roots, so the
+# scope (and its audit line) says which sections were searched.
 
 # candidate_projects fills missing projects from the grant: those covering
 # the requested paths (all granted projects when no path was given), keeping
@@ -117,8 +123,7 @@ covering_projects := sort(object.keys(caller_grants)) if {
 } else := sort({p |
 	some p, grant in caller_grants
 	some x in req_paths
-	some base in grant.paths
-	path_within(x, base)
+	reaches_project(x, grant)
 })
 
 version_fits(_) if req_version == ""

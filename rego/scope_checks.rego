@@ -22,6 +22,17 @@ scope_problems contains sprintf("path %q is not in your grant", [x]) if {
 	not path_granted(x)
 }
 
+# A requested project none of whose effective paths lies in its own grant
+# (project_paths.rego). A path granted to no requested project is already
+# named above, so this is only said when every path is granted.
+scope_problems contains sprintf("no requested path is in project %q's grant", [p]) if {
+	some p, paths in project_paths
+	count(paths) == 0
+	every x in effective_paths {
+		path_granted(x)
+	}
+}
+
 # A project outside the grant already explains why no version is common to
 # the requested projects, so this is only said when every project is granted.
 scope_problems contains "no version is granted for every requested project" if {

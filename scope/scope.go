@@ -76,8 +76,8 @@ func normalizeList(field string, in []string, norm func(field, v string) (string
 }
 
 // Doc is what the response-side check needs to know about one backend
-// document, hit or chunk. DatasetID is carried for callers that check
-// datasets themselves (RAGFlow chunks); Contains does not look at it.
+// document, hit or chunk. DatasetID is "" when the backend does not say
+// (Meilisearch hits); RAGFlow chunks carry theirs.
 type Doc struct {
 	Project, Version, Status, Path, DatasetID string
 }
@@ -85,8 +85,13 @@ type Doc struct {
 // Contains is the response-side check (DESIGN §7): d is inside s when its
 // project is one of s.Projects, its version equals s.Version, its status is
 // approved (or working when s.IncludeWorkingDocs), and its path is covered
-// by one of s.Paths. Every comparison is exact and case-sensitive; anything
-// else, including empty fields and unknown statuses, is outside.
+// by one of s.Paths. When the policy paired projects with paths
+// (s.ProjectPaths non-nil), the path must also be covered by one of
+// s.ProjectPaths[d.Project]: a page of one project under a path granted
+// only for another is outside. When s.Datasets is non-nil, a document that
+// names its dataset must name one of them. Every comparison is exact and
+// case-sensitive; anything else, including empty fields and unknown
+// statuses, is outside.
 func Contains(s protocol.Scope, d Doc) bool {
 	if d.Project == "" || !slices.Contains(s.Projects, d.Project) {
 		return false
@@ -103,7 +108,17 @@ func Contains(s protocol.Scope, d Doc) bool {
 	default:
 		return false
 	}
-	return slices.ContainsFunc(s.Paths, func(prefix string) bool { return Covers(prefix, d.Path) })
+	if s.Datasets != nil && d.DatasetID != "" && !slices.Contains(s.Datasets, d.DatasetID) {
+		return false
+	}
+	if s.ProjectPaths != nil && !coveredByAny(s.ProjectPaths[d.Project], d.Path) {
+		return false
+	}
+	return coveredByAny(s.Paths, d.Path)
+}
+
+func coveredByAny(prefixes []string, p string) bool {
+	return slices.ContainsFunc(prefixes, func(prefix string) bool { return Covers(prefix, p) })
 }
 
 // String renders a scope for the audit block (protocol §5):

@@ -158,6 +158,88 @@ func TestContains(t *testing.T) {
 	}
 }
 
+// TestContainsProjectPaths is the review's leak: kunora-kgent granted only
+// on its guides, kunora-gateway on the components directory that also holds
+// kunora-kgent's pages. The flat lists cover a kunora-kgent page anywhere
+// under components; the pairing does not.
+func TestContainsProjectPaths(t *testing.T) {
+	const (
+		components = "publish/system/components"
+		guides     = "publish/system/components/kunora-kgent/guides"
+	)
+	flat := protocol.Scope{
+		Projects: []string{"kunora-gateway", "kunora-kgent"},
+		Paths:    []string{components, guides},
+		Version:  "main",
+	}
+	paired := flat
+	paired.ProjectPaths = map[string][]string{"kunora-gateway": {components}, "kunora-kgent": {guides}}
+	doc := func(project, path string) Doc {
+		return Doc{Project: project, Version: "main", Status: "approved", Path: path}
+	}
+	secret := doc("kunora-kgent", "publish/system/components/kunora-kgent/internal/secret.md")
+
+	tests := []struct {
+		name string
+		s    protocol.Scope
+		d    Doc
+		want bool
+	}{
+		{"flat scope lets the leak through", flat, secret, true},
+		{"paired scope drops the leak", paired, secret, false},
+		{"own granted path", paired, doc("kunora-kgent", guides+"/memory.md"), true},
+		{"other project on its wide path", paired, doc("kunora-gateway", "publish/system/components/kunora-gateway/routes.md"), true},
+		{"wide project may hold the narrow path", paired, doc("kunora-gateway", guides+"/x.md"), true},
+		{"project without an entry", protocol.Scope{Projects: flat.Projects, Paths: flat.Paths, Version: "main",
+			ProjectPaths: map[string][]string{"kunora-gateway": {components}}}, doc("kunora-kgent", guides+"/memory.md"), false},
+		{"empty map pairs nothing", protocol.Scope{Projects: flat.Projects, Paths: flat.Paths, Version: "main",
+			ProjectPaths: map[string][]string{}}, doc("kunora-gateway", components+"/a.md"), false},
+		{"project path outside the flat paths", protocol.Scope{Projects: flat.Projects, Paths: []string{guides}, Version: "main",
+			ProjectPaths: map[string][]string{"kunora-gateway": {components}}}, doc("kunora-gateway", components+"/a.md"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Contains(tt.s, tt.d); got != tt.want {
+				t.Errorf("Contains = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestContainsDatasets(t *testing.T) {
+	eff := protocol.Scope{
+		Projects: []string{"kunora-kgent"},
+		Paths:    []string{"publish/system/components/kunora-kgent"},
+		Version:  "main",
+		Datasets: []string{"ds-approved"},
+	}
+	doc := Doc{Project: "kunora-kgent", Version: "main", Status: "approved", Path: "publish/system/components/kunora-kgent/index.md"}
+	withDataset := func(id string) Doc { d := doc; d.DatasetID = id; return d }
+	unchecked := eff
+	unchecked.Datasets = nil
+
+	tests := []struct {
+		name string
+		s    protocol.Scope
+		d    Doc
+		want bool
+	}{
+		{"decided dataset", eff, withDataset("ds-approved"), true},
+		{"other dataset", eff, withDataset("ds-elsewhere"), false},
+		{"dataset case variant", eff, withDataset("DS-APPROVED"), false},
+		{"no dataset named (search hit)", eff, doc, true},
+		{"no decided datasets", protocol.Scope{Projects: eff.Projects, Paths: eff.Paths, Version: "main", Datasets: []string{}}, withDataset("ds-approved"), false},
+		{"datasets not checked", unchecked, withDataset("ds-elsewhere"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Contains(tt.s, tt.d); got != tt.want {
+				t.Errorf("Contains = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestString(t *testing.T) {
 	tests := []struct {
 		s    protocol.Scope
