@@ -122,7 +122,7 @@ STANDIN_HITS=$(grep -o '"_rankingScore"' <<<"$SEARCH_BODY" | wc -l)
 
 # The requests. A sends what the gate sends Meilisearch for B's call.
 A_PATH=/indexes/wiki_pages/search
-A_BODY='{"q":"agent memory","filter":"project IN [\"kunora-kgent\"] AND version = \"main\" AND status = \"approved\"","limit":'$STANDIN_HITS',"attributesToRetrieve":["id","path","url","title","project","version","status","headings"],"attributesToCrop":["content"],"cropLength":30,"showRankingScore":true}'
+A_BODY='{"q":"agent memory","filter":"version = \"main\" AND status IN [\"approved\"] AND ((project = \"kunora-kgent\" AND pathPrefixes IN [\"publish/system/components/kunora-kgent\"]))","limit":'$STANDIN_HITS',"attributesToRetrieve":["id","path","url","title","project","version","status"],"attributesToCrop":["content"],"cropLength":30,"showRankingScore":true}'
 B_PATH=/agent/tools/search
 B_BODY='{"question":"agent memory","limit":'$STANDIN_HITS'}'
 C_PATH=/agent/tools/ask
