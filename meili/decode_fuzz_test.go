@@ -50,3 +50,19 @@ func decodeSearchStdlib(body []byte) (*SearchResponse, error) {
 }
 
 var errNoHits = &Error{Kind: BadResponse}
+
+// FuzzJSONString holds the fast string path to encoding/json: same value,
+// same accept/refuse, for any literal.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"es\"caped"`, `"\u00e9"`, `"é"`, "\"tab\there\"", `"`, `""`, `"a\`, `"\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, gotErr := jsonString(b)
+		var want string
+		wantErr := json.Unmarshal(b, &want)
+		if (gotErr == nil) != (wantErr == nil) || (gotErr == nil && got != want) {
+			t.Fatalf("%q: fast %q %v, stdlib %q %v", b, got, gotErr, want, wantErr)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // SearchParams are the search fields the gate uses (CONTRACT §2). Zero
@@ -109,12 +110,38 @@ func (t *FormattedText) UnmarshalJSON(b []byte) error {
 		*t = ""
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
+	s, err := jsonString(b)
 	*t = FormattedText(s)
-	return nil
+	return err
+}
+
+// jsonString decodes a JSON string literal. Literals without escapes (the
+// common case on the hot path) are sliced directly; others go through
+// encoding/json, which also validates them.
+func jsonString(b []byte) (string, error) {
+	if body, ok := plainJSONString(b); ok {
+		return string(body), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
+}
+
+// plainJSONString returns the inside of a quoted literal that needs no
+// decoding: no escapes, no raw control characters (which JSON forbids),
+// valid UTF-8.
+func plainJSONString(b []byte) ([]byte, bool) {
+	n := len(b)
+	if n < 2 || b[0] != '"' || b[n-1] != '"' {
+		return nil, false
+	}
+	body := b[1 : n-1]
+	for _, c := range body {
+		if c < 0x20 || c == '\\' || c == '"' {
+			return nil, false
+		}
+	}
+	return body, utf8.Valid(body)
 }
 
 // DocumentID is a document id; Meilisearch ids may be integers, which are
@@ -134,9 +161,7 @@ func documentID(raw json.RawMessage) (string, error) {
 		return "", nil
 	}
 	if raw[0] == '"' {
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
+		return jsonString(raw)
 	}
 	if _, err := strconv.ParseUint(string(raw), 10, 64); err == nil {
 		return string(raw), nil

@@ -3,6 +3,7 @@ package normalizer
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/protocol"
@@ -16,10 +17,6 @@ const (
 	meiliSnippetRunes = 200
 	meiliCropMaxRunes = 500
 )
-
-// meiliHighlightTags are Meilisearch's default highlight tags. The gate asks
-// for crops, not highlights, but a snippet must be plain text either way.
-var meiliHighlightTags = strings.NewReplacer("<em>", "", "</em>", "")
 
 // SearchHits reshapes Meilisearch hits into protocol search hits, in the
 // backend's order, dropping and counting every hit outside eff
@@ -114,25 +111,50 @@ func meiliHitInScope(h meili.Hit, eff protocol.Scope) bool {
 // content; plain text, whitespace collapsed.
 func meiliSnippet(h meili.Hit) string {
 	if crop := string(h.Formatted.Content); strings.TrimSpace(crop) != "" {
-		return meiliTruncate(meiliCollapseSpace(meiliHighlightTags.Replace(crop)), meiliCropMaxRunes)
+		return meiliPlainText(crop, meiliCropMaxRunes, true)
 	}
-	return meiliTruncate(meiliCollapseSpace(h.Content), meiliSnippetRunes)
+	return meiliPlainText(h.Content, meiliSnippetRunes, false)
 }
 
-// meiliCollapseSpace turns every run of whitespace (newlines of markdown
-// included) into one space and trims the ends.
-func meiliCollapseSpace(s string) string {
-	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
-}
-
-// meiliTruncate cuts s to at most limit runes, marking the cut with "…".
-func meiliTruncate(s string, limit int) string {
-	n := 0
-	for i := range s {
-		if n == limit {
-			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+// meiliPlainText is, in one pass (it runs for every hit of every search),
+// the text with <em>/</em> removed when stripTags is set (Meilisearch's
+// default highlight tags: the gate asks for crops, not highlights, but a
+// snippet must be plain text either way), every run of
+// whitespace folded into one space, the ends trimmed, and cut after limit
+// runes with "…".
+func meiliPlainText(s string, limit int, stripTags bool) string {
+	var b strings.Builder
+	b.Grow(min(len(s), 4*limit+4))
+	n, space := 0, false
+	for i := 0; i < len(s); {
+		if stripTags && s[i] == '<' {
+			if strings.HasPrefix(s[i:], "<em>") {
+				i += 4
+				continue
+			}
+			if strings.HasPrefix(s[i:], "</em>") {
+				i += 5
+				continue
+			}
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if unicode.IsSpace(r) {
+			space = n > 0
+			continue
+		}
+		if n == limit {
+			return b.String() + "…"
+		}
+		if space {
+			if n+1 == limit {
+				return b.String() + "…"
+			}
+			b.WriteByte(' ')
+			n, space = n+1, false
+		}
+		b.WriteRune(r)
 		n++
 	}
-	return s
+	return b.String()
 }
