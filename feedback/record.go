@@ -136,7 +136,7 @@ func (r *Record) addOccurrence(c Caller, comment string) {
 // clone returns a deep copy, so a Record handed out never aliases one that
 // is still being changed.
 func (r Record) clone() Record {
-	r.Scope = cloneScope(r.Scope)
+	r.Scope = r.Scope.Clone()
 	r.CitationPaths = slices.Clone(r.CitationPaths)
 	r.Comments = slices.Clone(r.Comments)
 	r.Callers = slices.Clone(r.Callers)
@@ -145,12 +145,6 @@ func (r Record) clone() Record {
 		r.Issue = &ref
 	}
 	return r
-}
-
-func cloneScope(s protocol.Scope) protocol.Scope {
-	s.Projects = slices.Clone(s.Projects)
-	s.Paths = slices.Clone(s.Paths)
-	return s
 }
 
 func keepLast[T any](s []T, n int) []T {

@@ -171,7 +171,7 @@ func newRecord(tx *bolt.Tx, sub Submission, key string) (*storedRecord, error) {
 		EventType:     sub.EventType,
 		DedupeKey:     key,
 		Question:      sub.Question,
-		Scope:         cloneScope(sub.Scope),
+		Scope:         sub.Scope.Clone(),
 		CitationPaths: append([]string{}, sub.CitationPaths...),
 		Comments:      []string{},
 		Callers:       []Caller{},

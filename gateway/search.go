@@ -49,7 +49,7 @@ func (g *Gateway) runSearch(ctx context.Context, c *call) (any, error) {
 	}
 	hits, dropped := normalizer.SearchHits(resp.Hits, c.decision.Scope)
 	c.rec.Dropped = dropped
-	total := max(resp.EstimatedTotalHits, resp.TotalHits) - dropped
+	total := resp.Total() - dropped
 	return protocol.SearchResult{Hits: nonNil(hits), Total: max(total, len(hits)), Audit: c.audit()}, nil
 }
 

@@ -149,24 +149,10 @@ func (s *cacheShard) pushNewest(e *cacheEntry) {
 // cloneDecision deep-copies every slice and map of d: a Decision is a value,
 // but its slices and maps are shared references.
 func cloneDecision(d Decision) Decision {
-	d.Scope.Projects = slices.Clone(d.Scope.Projects)
-	d.Scope.Paths = slices.Clone(d.Scope.Paths)
-	d.Scope.ProjectPaths = cloneProjectPaths(d.Scope.ProjectPaths)
-	d.Scope.Datasets = slices.Clone(d.Scope.Datasets)
+	d.Scope = d.Scope.Clone()
 	d.Datasets = slices.Clone(d.Datasets)
 	d.WriteTools = slices.Clone(d.WriteTools)
 	return d
-}
-
-func cloneProjectPaths(pp map[string][]string) map[string][]string {
-	if pp == nil {
-		return nil
-	}
-	out := make(map[string][]string, len(pp))
-	for p, paths := range pp {
-		out[p] = slices.Clone(paths)
-	}
-	return out
 }
 
 // decisionSize estimates the bytes an entry holds.

@@ -1,5 +1,7 @@
 package protocol
 
+import "slices"
+
 // Caller is the body's self-description (protocol §4). The authenticated
 // identity is the caller; a body caller naming someone else is refused and
 // Purpose is kept for audit only.
@@ -69,3 +71,19 @@ const (
 	MaxPathBytes      = 512
 	MaxIdentifierRune = 128
 )
+
+// Clone returns a deep copy of s: a Scope is a value, but its slices and
+// map are shared references.
+func (s Scope) Clone() Scope {
+	s.Projects = slices.Clone(s.Projects)
+	s.Paths = slices.Clone(s.Paths)
+	s.Datasets = slices.Clone(s.Datasets)
+	if s.ProjectPaths != nil {
+		pp := make(map[string][]string, len(s.ProjectPaths))
+		for p, paths := range s.ProjectPaths {
+			pp[p] = slices.Clone(paths)
+		}
+		s.ProjectPaths = pp
+	}
+	return s
+}

@@ -11,7 +11,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/wikigate/wikigate/protocol"
@@ -109,7 +108,7 @@ func New(owner Owner, scope protocol.Scope, limits Limits, ttl time.Duration, no
 		ID:        hex.EncodeToString(id),
 		TokenHash: hashToken(token),
 		Owner:     owner,
-		Scope:     cloneScope(scope),
+		Scope:     scope.Clone(),
 		Limits:    limits.withDefaults(),
 		CreatedAt: now,
 		ExpiresAt: now.Add(ttl),
@@ -155,12 +154,4 @@ func randomBytes(n int) ([]byte, error) {
 func hashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
-}
-
-// cloneScope copies the scope's slices so the session does not share them
-// with the request it was decided from.
-func cloneScope(s protocol.Scope) protocol.Scope {
-	s.Projects = slices.Clone(s.Projects)
-	s.Paths = slices.Clone(s.Paths)
-	return s
 }
