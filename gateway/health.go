@@ -23,6 +23,24 @@ type apiKeysHealth struct {
 
 type policyHealth struct {
 	Revision string `json:"revision"`
+	// ReloadFailures counts edits that did not compile; LastReloadFailed
+	// says the files on disk are broken now and an older policy serves.
+	ReloadFailures   uint64 `json:"reloadFailures"`
+	LastReloadFailed bool   `json:"lastReloadFailed"`
+}
+
+// reloadReporter is what the policy engine tells about its reloads.
+type reloadReporter interface {
+	ReloadFailures() uint64
+	LastReloadError() error
+}
+
+func (g *Gateway) policyHealth() policyHealth {
+	h := policyHealth{Revision: g.deps.Policy.Revision()}
+	if rr, ok := g.deps.Policy.(reloadReporter); ok {
+		h.ReloadFailures, h.LastReloadFailed = rr.ReloadFailures(), rr.LastReloadError() != nil
+	}
+	return h
 }
 
 type backendHealth struct {
@@ -36,7 +54,10 @@ type backendHealth struct {
 // code is 200 with "degraded" when a backend is down, and 503 only when it
 // is asked with ?strict=1 (for load balancers that should drain it).
 func (g *Gateway) serveHealth(w http.ResponseWriter, r *http.Request) {
-	rep := healthReport{Status: "ok", Policy: policyHealth{Revision: g.deps.Policy.Revision()}, Backends: g.backendHealth(r.Context())}
+	rep := healthReport{Status: "ok", Policy: g.policyHealth(), Backends: g.backendHealth(r.Context())}
+	if rep.Policy.LastReloadFailed {
+		rep.Status = "degraded"
+	}
 	if ks := g.deps.KeyStore; ks != nil {
 		rep.APIKeys = &apiKeysHealth{Usable: ks.LastError() == nil}
 		if !rep.APIKeys.Usable {

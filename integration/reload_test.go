@@ -41,13 +41,19 @@ func TestPolicyHotReload(t *testing.T) {
 	}
 
 	writeFile(t, filepath.Join(dir, "broken.rego"), "package wikigate\n\nthis is not rego {{{\n")
-	time.Sleep(600 * time.Millisecond) // give the watcher time to try (and fail) the reload
+	waitFor(t, "healthz to report the failed reload", func() bool {
+		policy := g.do(mustGet(t, g.url+"/healthz")).json(t)["policy"].(map[string]any)
+		return policy["lastReloadFailed"] == true && policy["reloadFailures"].(float64) >= 1
+	})
 	if r := getPage(); r.Status != 403 || r.errorCode(t) != "forbidden_tool" {
 		t.Fatalf("a broken policy must leave the previous one serving: %d %s", r.Status, r.Body)
 	}
 	writeFile(t, data, string(orig))
 	_ = os.Remove(filepath.Join(dir, "broken.rego"))
 	waitFor(t, "the restored policy", func() bool { return getPage().Status == 200 })
+	if g.do(mustGet(t, g.url+"/healthz")).json(t)["policy"].(map[string]any)["lastReloadFailed"] != false {
+		t.Fatal("healthz still reports a failed reload after the fix")
+	}
 }
 
 func TestAPIKeys(t *testing.T) {
