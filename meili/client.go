@@ -131,11 +131,10 @@ func parseBaseURL(raw string) (*url.URL, error) {
 // *Error, except a missing filter or negative numbers, which are the
 // caller's bug and plain errors.
 func (c *Client) Search(ctx context.Context, p SearchParams) (*SearchResponse, error) {
-	body, err := p.wire()
-	if err != nil {
+	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(body)
+	raw, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("meili: encoding search: %w", err)
 	}

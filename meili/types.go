@@ -8,25 +8,13 @@ import (
 	"unicode/utf8"
 )
 
-// SearchParams are the search fields the gate uses (CONTRACT §2). Zero
-// values are left out of the request, so Meilisearch applies its defaults
+// SearchParams are the search fields the gate uses (CONTRACT §2), sent as
+// they are: only fields Meilisearch knows (it rejects unknown ones with 400
+// bad_request), zero values left out so Meilisearch applies its defaults
 // (limit 20, offset 0, cropLength 10, cropMarker "…"). Filter is required:
 // the client refuses a search that is not narrowed by one.
 type SearchParams struct {
-	Query                string
-	Filter               string
-	Limit, Offset        int
-	AttributesToRetrieve []string
-	AttributesToCrop     []string
-	CropLength           int
-	CropMarker           string
-	ShowRankingScore     bool
-}
-
-// searchRequest is the wire form of SearchParams. Only fields Meilisearch
-// knows are sent; it rejects unknown ones with 400 bad_request.
-type searchRequest struct {
-	Q                    string   `json:"q,omitempty"`
+	Query                string   `json:"q,omitempty"`
 	Filter               string   `json:"filter"`
 	Limit                int      `json:"limit,omitempty"`
 	Offset               int      `json:"offset,omitempty"`
@@ -37,18 +25,15 @@ type searchRequest struct {
 	ShowRankingScore     bool     `json:"showRankingScore,omitempty"`
 }
 
-func (p SearchParams) wire() (searchRequest, error) {
+// validate refuses what is the caller's bug, not the backend's.
+func (p SearchParams) validate() error {
 	if p.Filter == "" {
-		return searchRequest{}, fmt.Errorf("meili: refusing a search without a filter")
+		return fmt.Errorf("meili: refusing a search without a filter")
 	}
 	if p.Limit < 0 || p.Offset < 0 || p.CropLength < 0 {
-		return searchRequest{}, fmt.Errorf("meili: negative limit, offset or crop length")
+		return fmt.Errorf("meili: negative limit, offset or crop length")
 	}
-	return searchRequest{
-		Q: p.Query, Filter: p.Filter, Limit: p.Limit, Offset: p.Offset,
-		AttributesToRetrieve: p.AttributesToRetrieve, AttributesToCrop: p.AttributesToCrop,
-		CropLength: p.CropLength, CropMarker: p.CropMarker, ShowRankingScore: p.ShowRankingScore,
-	}, nil
+	return nil
 }
 
 // SearchResponse is a search answer (CONTRACT §2). Limit, Offset and
