@@ -187,3 +187,25 @@ func TestFeedbackSurvivesARestart(t *testing.T) {
 		t.Fatalf("after a restart the record must continue: %v", second)
 	}
 }
+
+// TestStoresOutliveAConfigReload: a forced config reload provisions a new
+// gate before the old one is cleaned up; sessions and the feedback store are
+// shared across it, so a session keeps working and feedback keeps counting
+// (and the bbolt file is not opened twice).
+func TestStoresOutliveAConfigReload(t *testing.T) {
+	g := startGate(t, gateOptions{})
+	coding := bearer(agentToken(t, "kunora-coding-agent"))
+	submit := `{"eventType":"qa_no_answer","question":"Where is the vacation policy?"}`
+	if r := g.post("/agent/tools/create_feedback", coding, submit); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	id, token := createSession(t, g, coding)
+	g.reload()
+	r := g.post("/agent/tools/create_feedback", coding, submit)
+	if r.Status != 200 || r.json(t)["record"].(map[string]any)["count"].(float64) != 2 {
+		t.Fatalf("feedback after a reload: %d %s", r.Status, r.Body)
+	}
+	if r := g.post("/answer/sessions/"+id+"/turns", withSession(coding, token), `{"question":"How do I configure agent memory?"}`); r.Status != 200 {
+		t.Fatalf("session turn after a reload: %d %s", r.Status, r.Body)
+	}
+}

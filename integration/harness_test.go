@@ -42,6 +42,7 @@ type gate struct {
 	keysFile     string
 	feedbackPath string
 	policyDir    string
+	config       string // the Caddyfile loaded
 	client       *http.Client
 }
 
@@ -83,9 +84,24 @@ func startGate(t *testing.T, o gateOptions) *gate {
 	}
 	cfg := fmt.Sprintf(caddyfileTemplate, gatePort, o.siteExtra, g.policyDir, g.keysFile, jwtSecret, jwtSecret,
 		upstream, meiliKey, o.meiliExtra, ragUpstream, ragflowKey, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
+	g.config = cfg
 	loadCaddyfile(t, cfg)
 	waitReady(t, g.url+"/healthz")
 	return g
+}
+
+// reload loads the same configuration again, as `wikigate reload --force`
+// does: Caddy provisions the new config before cleaning up the old one.
+func (g *gate) reload() {
+	g.t.Helper()
+	cfgJSON, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(g.config), map[string]any{"filename": "Caddyfile"})
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	if err := caddy.Load(cfgJSON, true); err != nil {
+		g.t.Fatalf("reloading: %v", err)
+	}
+	waitReady(g.t, g.url+"/healthz")
 }
 
 const caddyfileTemplate = `{
