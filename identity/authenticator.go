@@ -66,22 +66,37 @@ func (a *Authenticator) Close() error {
 // AuthenticateAgent authenticates a call to /agent/tools/*: an API key in
 // X-Agent-Api-Key, else an agent bearer token.
 func (a *Authenticator) AuthenticateAgent(r *http.Request) (Principal, error) {
-	if key, present, err := singleHeader(r, HeaderAPIKey); err != nil || present {
-		if err != nil {
-			return Principal{}, err
-		}
-		return a.authenticateAPIKey(key)
-	}
-	token, present, err := bearerToken(r)
+	p, token, err := a.credential(r)
 	switch {
-	case err != nil:
-		return Principal{}, err
-	case !present:
+	case err != nil || p != nil:
+		return deref(p), err
+	case token == "":
 		return Principal{}, unauthorized(msgMissingCredential)
 	case a.agents == nil:
 		return Principal{}, unauthorized(msgBearerDisabled)
 	}
 	return a.agents.verify(r.Context(), token)
+}
+
+// credential reads the caller's credential, API key first: a key yields
+// the principal it authenticates, else the bearer token ("" when none).
+func (a *Authenticator) credential(r *http.Request) (*Principal, string, error) {
+	if key, present, err := singleHeader(r, HeaderAPIKey); err != nil || present {
+		if err != nil {
+			return nil, "", err
+		}
+		p, err := a.authenticateAPIKey(key)
+		return &p, "", err
+	}
+	token, _, err := bearerToken(r)
+	return nil, token, err
+}
+
+func deref(p *Principal) Principal {
+	if p == nil {
+		return Principal{}
+	}
+	return *p
 }
 
 // AuthenticateAnswer authenticates a call to /answer/*. An API key or a
@@ -90,17 +105,11 @@ func (a *Authenticator) AuthenticateAgent(r *http.Request) (Principal, error) {
 // public-read and refused in authenticated-read. A bad credential is refused
 // in both modes.
 func (a *Authenticator) AuthenticateAnswer(r *http.Request) (Principal, error) {
-	if key, present, err := singleHeader(r, HeaderAPIKey); err != nil || present {
-		if err != nil {
-			return Principal{}, err
-		}
-		return a.authenticateAPIKey(key)
-	}
-	token, present, err := bearerToken(r)
+	p, token, err := a.credential(r)
 	switch {
-	case err != nil:
-		return Principal{}, err
-	case present:
+	case err != nil || p != nil:
+		return deref(p), err
+	case token != "":
 		v := a.answerVerifier(token)
 		if v == nil {
 			return Principal{}, unauthorized(msgBearerDisabled)
