@@ -134,7 +134,7 @@ func (g *Gateway) decide(ctx context.Context, rt route, c *call) error {
 		Caller:   callerInput(c.principal),
 		Scope:    std.Scope,
 		Pages:    c.req.pages(),
-		Page:     std.Page,
+		Page:     policies.PageOf(std.Page),
 	}
 	if c.session != nil {
 		in.Session = &policies.SessionInput{Scope: c.session.Scope}

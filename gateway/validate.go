@@ -56,12 +56,15 @@ func normalizePage(p *protocol.PageRef) error {
 	if p.Path == "" && p.URL == "" {
 		return invalid("page needs a path or a url")
 	}
-	if p.Path == "" {
-		path, err := pagePathFromURL(p.URL)
+	if p.URL != "" {
+		path, version, err := pagePathFromURL(p.URL)
 		if err != nil {
 			return err
 		}
-		p.Path = path
+		p.Version = version
+		if p.Path == "" {
+			p.Path = path
+		}
 	}
 	if p.Path != "" {
 		np, err := scope.NormalizePath("page.path", p.Path)
@@ -76,19 +79,20 @@ func normalizePage(p *protocol.PageRef) error {
 // pagePathFromURL maps a docs-site URL back to the page's repository path,
 // the inverse of how pages are published (samplewiki.pageURL):
 // /system/x/ → publish/system/x/index.md, /system/x/y → publish/system/x/y.md.
-// A leading version segment (/v1.0/...) is dropped: the version comes from
-// the scope.
-func pagePathFromURL(raw string) (string, error) {
+// A leading version segment (/v1.0/x/) is not part of the path: it is the
+// page's docs version, returned apart ("" for an unversioned page), which
+// the policy makes the default scope's version.
+func pagePathFromURL(raw string) (path, version string, err error) {
 	if len(raw) > protocol.MaxPathBytes {
-		return "", invalid("page.url is too long")
+		return "", "", invalid("page.url is too long")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Path == "" || !strings.HasPrefix(u.Path, "/") {
-		return "", invalid("page.url must be a URL whose path starts with /")
+		return "", "", invalid("page.url must be a URL whose path starts with /")
 	}
 	p := strings.TrimPrefix(u.Path, "/")
 	if first, rest, ok := strings.Cut(p, "/"); ok && versionSegment.MatchString(first) {
-		p = rest
+		p, version = rest, first
 	}
 	switch {
 	case p == "" || strings.HasSuffix(p, "/"):
@@ -96,7 +100,8 @@ func pagePathFromURL(raw string) (string, error) {
 	case !strings.HasSuffix(p, ".md"):
 		p += ".md"
 	}
-	return scope.NormalizePath("page.url", "publish/"+p)
+	path, err = scope.NormalizePath("page.url", "publish/"+p)
+	return path, version, err
 }
 
 var versionSegment = regexp.MustCompile(`^v[0-9]+(\.[0-9]+)*$`)

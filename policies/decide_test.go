@@ -17,14 +17,19 @@ type decideCase struct {
 	wantScope    *protocol.Scope
 	wantDatasets []string
 	wantWrite    bool
+	wantPages    []string // get_page pages the decision lets through
 }
 
 func defaultPolicyCases() []decideCase {
 	maintainer := policies.Caller{Type: "human", ID: "alice", Roles: []string{"wiki-maintainer"}, Credential: "sso"}
 	withPages := agentCall("kunora-coding-agent", "get_page", nil)
 	withPages.Pages = []string{kgent + "/index.md", gateway + "/index.md"}
+	outsidePages := agentCall("kunora-coding-agent", "get_page", nil)
+	outsidePages.Pages = []string{gateway + "/index.md"}
 	onPage := humanAsk("public-read", anonymousHuman, nil)
-	onPage.Page = &protocol.PageRef{Path: kgent + "/guides/memory.md"}
+	onPage.Page = &policies.Page{Path: kgent + "/guides/memory.md"}
+	onVersionedPage := humanAsk("public-read", anonymousHuman, nil)
+	onVersionedPage.Page = &policies.Page{Path: kgent + "/index.md", URL: "/v1.0/system/components/kunora-kgent/", Version: "v1.0"}
 	turn := agentCall("docs-maintainer-agent", "ask", scope(nil, []string{gateway}, ""))
 	turn.Session = &policies.SessionInput{Scope: *scope([]string{"kunora-kgent"}, []string{kgent}, "main")}
 	working := scope([]string{"kunora-kgent"}, []string{kgent}, "main")
@@ -72,7 +77,14 @@ func defaultPolicyCases() []decideCase {
 			wantScope:    working,
 			wantDatasets: []string{kgentMainWorking, kgentMainApproved},
 		},
-		{name: "page outside the scope", in: withPages, wantCode: protocol.CodeForbiddenScope},
+		{
+			name:         "batch with a page outside the scope reads the others",
+			in:           withPages,
+			wantScope:    scope([]string{"kunora-kgent"}, []string{kgent}, "main"),
+			wantDatasets: []string{kgentMainApproved},
+			wantPages:    []string{kgent + "/index.md"},
+		},
+		{name: "every page outside the scope", in: outsidePages, wantCode: protocol.CodeForbiddenScope},
 		{name: "session turn outside the session", in: turn, wantCode: protocol.CodeForbiddenScope},
 		{name: "anonymous human on an authenticated site", in: humanAsk("authenticated-read", anonymousHuman, nil), wantCode: protocol.CodeUnauthorized},
 		{
@@ -80,6 +92,12 @@ func defaultPolicyCases() []decideCase {
 			in:           onPage,
 			wantScope:    scope([]string{"kunora-kgent"}, []string{kgent + "/guides"}, "main"),
 			wantDatasets: []string{kgentMainApproved},
+		},
+		{
+			name:         "human on a versioned page asks about that version",
+			in:           onVersionedPage,
+			wantScope:    scope([]string{"kunora-kgent"}, []string{kgent}, "v1.0"),
+			wantDatasets: []string{kgentV1Approved},
 		},
 		{name: "human without maintainer role asks for working docs", in: humanAsk("public-read", anonymousHuman, working), wantCode: protocol.CodeForbiddenScope},
 		{
@@ -143,6 +161,9 @@ func checkAllowed(t *testing.T, d policies.Decision, tc decideCase) {
 	}
 	if d.Index != "wiki_pages" {
 		t.Errorf("Index = %q, want wiki_pages", d.Index)
+	}
+	if !slices.Equal(d.Pages, tc.wantPages) {
+		t.Errorf("Pages = %v, want %v", d.Pages, tc.wantPages)
 	}
 	if d.Write != tc.wantWrite {
 		t.Errorf("Write = %v, want %v", d.Write, tc.wantWrite)

@@ -26,7 +26,11 @@ type Decision struct {
 	Index      string         // Meilisearch index uid for Scope
 	Write      bool           // the caller may perform this call's write action
 	WriteTools []string       // every write tool the caller may use (enables feedback actions)
-	Revision   string         // revision of the policy that decided
+	// Pages are the requested get_page paths the caller may read, each
+	// inside Scope.ProjectPaths; the gateway fetches only these and reports
+	// the other requested pages as forbidden_scope one by one.
+	Pages    []string
+	Revision string // revision of the policy that decided
 }
 
 // ErrUndefinedDecision means the policy produced no decision for the input.
@@ -46,7 +50,7 @@ var denyCodes = []protocol.Code{
 
 // wireDecision is the decision object as the policy writes it
 // ({allow, code, reason, scope, project_paths, datasets, index, write,
-// write_tools}, read by readWireDecision). A nil Allow or Scope means the
+// write_tools, pages}, read by readWireDecision). A nil Allow or Scope means the
 // policy left it out.
 type wireDecision struct {
 	Allow        *bool
@@ -58,6 +62,7 @@ type wireDecision struct {
 	Index        string
 	Write        bool
 	WriteTools   []string
+	Pages        []string
 }
 
 func (w wireDecision) toDecision() (Decision, error) {
@@ -80,6 +85,7 @@ func (w wireDecision) toDecision() (Decision, error) {
 		Index:      w.Index,
 		Write:      w.Write,
 		WriteTools: w.WriteTools,
+		Pages:      w.Pages,
 	}, nil
 }
 

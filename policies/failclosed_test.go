@@ -54,6 +54,9 @@ func TestDecideFailsClosed(t *testing.T) {
 		{name: "project paths not an object", policy: `decision := object.union(` + allowBody + `, {"project_paths": ["publish/p"]})`, wantErr: "malformed"},
 		{name: "project paths key not a string", policy: `decision := object.union(` + allowBody + `, {"project_paths": {1: ["publish/p"]}})`, wantErr: "malformed"},
 		{name: "project paths not strings", policy: `decision := object.union(` + allowBody + `, {"project_paths": {"p": [1]}})`, wantErr: "malformed"},
+		{name: "page outside project paths", policy: `decision := object.union(` + allowBody + `, {"pages": ["publish/p/index.md"]})`, wantErr: `pages holds "publish/p/index.md" outside project_paths`},
+		{name: "page on a sibling prefix", policy: `decision := object.union(` + allowBody + `, {"pages": ["publish/p/guides-x/a.md"]})`, wantErr: "outside project_paths"},
+		{name: "pages not strings", policy: `decision := object.union(` + allowBody + `, {"pages": [1]})`, wantErr: "malformed"},
 		{name: "write tools not a list", policy: `decision := object.union(` + allowBody + `, {"write_tools": "create_feedback"})`, wantErr: "malformed"},
 		{
 			name:    "evaluation error",

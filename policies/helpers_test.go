@@ -25,6 +25,7 @@ const (
 
 	kgentMainApproved = "d092f80af64f8e5e119cee1082c471b4"
 	kgentMainWorking  = "32a7ab278e7c1b4897cce0b41a3c415f"
+	kgentV1Approved   = "c87a9f460463eb0f13d182441f32c32d"
 	opsV1Approved     = "7ba292e5538620e24abf5c88e99dd1f3"
 )
 

@@ -21,15 +21,32 @@ type Caller struct {
 // JSON round trip and must change with any field added here (its tests fail
 // otherwise).
 type Input struct {
-	Endpoint string            `json:"endpoint"`          // e.g. "/agent/tools/search", "/answer/ask"
-	Tool     string            `json:"tool"`              // search|ask|get_page|get_context|create_feedback|create_improvement_task
-	Action   string            `json:"action"`            // "read" | "write"
-	SiteMode string            `json:"site_mode"`         // "public-read" | "authenticated-read"
-	Caller   Caller            `json:"caller"`            // authenticated identity
-	Scope    *protocol.Scope   `json:"scope"`             // requested scope; nil = none given
-	Pages    []string          `json:"pages,omitempty"`   // get_page paths
-	Page     *protocol.PageRef `json:"page,omitempty"`    // page a human asked from
-	Session  *SessionInput     `json:"session,omitempty"` // set on session turns
+	Endpoint string          `json:"endpoint"`          // e.g. "/agent/tools/search", "/answer/ask"
+	Tool     string          `json:"tool"`              // search|ask|get_page|get_context|create_feedback|create_improvement_task
+	Action   string          `json:"action"`            // "read" | "write"
+	SiteMode string          `json:"site_mode"`         // "public-read" | "authenticated-read"
+	Caller   Caller          `json:"caller"`            // authenticated identity
+	Scope    *protocol.Scope `json:"scope"`             // requested scope; nil = none given
+	Pages    []string        `json:"pages,omitempty"`   // get_page paths
+	Page     *Page           `json:"page,omitempty"`    // page a human asked from
+	Session  *SessionInput   `json:"session,omitempty"` // set on session turns
+}
+
+// Page is the page a human asked from as the policy sees it. Version is the
+// docs version its URL names (/v1.0/...), which the request body cannot
+// state on its own: the policy makes it the default scope's version.
+type Page struct {
+	Path    string `json:"path,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+// PageOf is p as the policy sees it; nil when no page was given.
+func PageOf(p *protocol.PageRef) *Page {
+	if p == nil {
+		return nil
+	}
+	return &Page{Path: p.Path, URL: p.URL, Version: p.Version}
 }
 
 // SessionInput carries the scope a session was created with, so a turn can be

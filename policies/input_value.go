@@ -12,8 +12,8 @@ import (
 // decoding it and converting the result to OPA's AST cost more than the
 // shipped policy's whole evaluation, so toAST builds the AST value directly
 // and inputKey writes a compact canonical form for the decision cache. Both
-// mirror the json tags of Input, Caller, SessionInput, protocol.Scope and
-// protocol.PageRef, omitempty included; input_value_test.go checks them
+// mirror the json tags of Input, Caller, SessionInput, Page and
+// protocol.Scope, omitempty included; input_value_test.go checks them
 // against encoding/json on generated inputs, so a new field that is not
 // added here fails the tests instead of being silently invisible.
 
@@ -78,13 +78,16 @@ func scopeTerm(s *protocol.Scope) *ast.Term {
 	return ast.NewTerm(obj)
 }
 
-func pageTerm(p *protocol.PageRef) *ast.Term {
+func pageTerm(p *Page) *ast.Term {
 	obj := ast.NewObject()
 	if p.Path != "" {
 		obj.Insert(ast.StringTerm("path"), ast.StringTerm(p.Path))
 	}
 	if p.URL != "" {
 		obj.Insert(ast.StringTerm("url"), ast.StringTerm(p.URL))
+	}
+	if p.Version != "" {
+		obj.Insert(ast.StringTerm("version"), ast.StringTerm(p.Version))
 	}
 	return ast.NewTerm(obj)
 }
@@ -138,6 +141,7 @@ func (in *Input) appendKey(b []byte) []byte {
 		b = append(b, tagObject)
 		b = appendOmitEmptyString(b, in.Page.Path)
 		b = appendOmitEmptyString(b, in.Page.URL)
+		b = appendOmitEmptyString(b, in.Page.Version)
 	}
 	if in.Session == nil {
 		return append(b, tagAbsent)

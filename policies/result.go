@@ -81,7 +81,10 @@ func readWireDecision(o ast.Object) (wireDecision, error) {
 	if w.Write, err = readBool(o, "write"); err != nil {
 		return w, err
 	}
-	w.WriteTools, err = readStrings(o, "write_tools")
+	if w.WriteTools, err = readStrings(o, "write_tools"); err != nil {
+		return w, err
+	}
+	w.Pages, err = readStrings(o, "pages")
 	return w, err
 }
 

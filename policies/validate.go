@@ -34,7 +34,31 @@ func (w wireDecision) checkAllow() error {
 			return err
 		}
 	}
-	return checkProjectPaths(w.ProjectPaths, *s)
+	if err := checkProjectPaths(w.ProjectPaths, *s); err != nil {
+		return err
+	}
+	return checkPages(w.Pages, w.ProjectPaths)
+}
+
+// checkPages holds the readable get_page pages to project_paths: a page the
+// policy lets through must lie inside a path it pairs with a project, so a
+// policy edit cannot have the gateway fetch a page outside the scope.
+func checkPages(pages []string, pp map[string][]string) error {
+	for _, page := range pages {
+		if !pageInProjectPaths(page, pp) {
+			return fmt.Errorf("pages holds %q outside project_paths", page)
+		}
+	}
+	return nil
+}
+
+func pageInProjectPaths(page string, pp map[string][]string) bool {
+	for _, paths := range pp {
+		if slices.ContainsFunc(paths, func(base string) bool { return scope.Covers(base, page) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkProjectPaths holds project_paths to the scope it narrows: every

@@ -33,9 +33,15 @@ type Scope struct {
 
 // PageRef names the page a human asked from (DESIGN §5: the default scope of
 // a human question is derived from it).
+//
+// Version is gate-internal, never read from a body: the docs version a
+// versioned page URL names (/v1.0/...), set when the URL is mapped back to
+// the page's path, so the policy can make it the default scope's version.
 type PageRef struct {
 	Path string `json:"path,omitempty"`
 	URL  string `json:"url,omitempty"`
+
+	Version string `json:"-"`
 }
 
 // Standard is the standard request every tool accepts (protocol §4).

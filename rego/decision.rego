@@ -31,6 +31,7 @@ decision := {"allow": false, "code": d.code, "reason": d.reason} if {
 	"index": data.catalog.index,
 	"write": may_write,
 	"write_tools": caller_write_tools,
+	"pages": readable_pages,
 } if {
 	requested_tool in caller_tools
 	count(datasets) > 0

@@ -15,6 +15,16 @@ page_path := input.page.path if {
 	input.page.path != ""
 }
 
+# page_version is the docs version of the page asked on: the gateway reads
+# it from a versioned page URL (/v1.0/system/...); undefined on an
+# unversioned page, which is the default version's. A human question that
+# names no version is asked about the page's version (scope.rego), whether
+# or not it names projects or paths: a reader on the v1.0 page means v1.0.
+page_version := input.page.version if {
+	is_string(input.page.version)
+	input.page.version != ""
+}
+
 # page_project is the public project whose root covers the page; the most
 # specific root wins, ties by project id.
 page_projects contains p if {
@@ -38,7 +48,7 @@ page_section := d if {
 human_default := {
 	"projects": [page_project.id],
 	"paths": [page_section],
-	"version": "main",
+	"version": object.get(input.page, "version", "main"),
 } if {
 	human_default_applies
 	page_project

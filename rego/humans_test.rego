@@ -134,3 +134,46 @@ test_human_path_outside_every_project_root_forbidden if {
 	d := wikigate.decision with input as human_ask("public-read", reader, scope([], ["publish/other"], ""))
 	d.code == "forbidden_scope"
 }
+
+# A question asked on a versioned page (/v1.0/..., which the gateway passes
+# as page.version) is answered from that version, not from main.
+human_ask_on_versioned_page(caller, requested, page, version) := object.union(
+	human_ask("public-read", caller, requested),
+	{"page": {"path": page, "version": version}},
+)
+
+test_human_versioned_page_sets_the_default_version if {
+	d := wikigate.decision with input as human_ask_on_versioned_page(anonymous_human, null, concat("/", [kgent, "index.md"]), "v1.0")
+	d.allow == true
+	d.scope == scope(["kunora-kgent"], [kgent], "v1.0")
+	dataset_ids(d) == {kgent_v1_approved}
+}
+
+test_human_versioned_page_outside_projects_sets_the_public_default_version if {
+	d := wikigate.decision with input as human_ask_on_versioned_page(anonymous_human, null, "publish/index.md", "v1.0")
+	d.scope == scope(["kunora-kgent", "kunora-gateway", "kunora-ops"], [ops, gateway, kgent], "v1.0")
+}
+
+test_human_versioned_page_sets_the_version_of_a_requested_project if {
+	requested := {"projects": ["kunora-gateway"], "includeWorkingDocs": false}
+	d := wikigate.decision with input as human_ask_on_versioned_page(reader, requested, concat("/", [kgent, "index.md"]), "v1.0")
+	d.scope == scope(["kunora-gateway"], [gateway], "v1.0")
+}
+
+test_human_requested_version_wins_over_the_page_version if {
+	requested := {"version": "main", "includeWorkingDocs": false}
+	d := wikigate.decision with input as human_ask_on_versioned_page(anonymous_human, requested, concat("/", [kgent, "index.md"]), "v1.0")
+	d.scope == scope(["kunora-kgent"], [kgent], "main")
+}
+
+test_human_unpublished_page_version_is_forbidden_not_main if {
+	d := wikigate.decision with input as human_ask_on_versioned_page(anonymous_human, null, concat("/", [kgent, "index.md"]), "v9.9")
+	d.code == "forbidden_scope"
+	d.reason == "version \"v9.9\" is not granted for project \"kunora-kgent\""
+}
+
+test_agent_page_version_does_not_set_its_scope if {
+	call := object.union(agent_call("kunora-coding-agent", "ask", null), {"page": {"path": concat("/", [kgent, "index.md"]), "version": "v1.0"}})
+	d := wikigate.decision with input as call
+	d.scope.version == "main"
+}

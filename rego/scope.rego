@@ -80,6 +80,8 @@ effective_paths := req_paths if {
 
 effective_version := req_version if {
 	req_version != ""
+} else := page_version if {
+	is_human
 } else := human_default.version if {
 	human_default
 } else := "main" if {

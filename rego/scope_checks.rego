@@ -55,9 +55,11 @@ scope_problems contains "working docs are not granted to you" if {
 	not grants_working_docs(p)
 }
 
+# A get_page batch is denied only when none of its pages is readable
+# (pages.rego); otherwise the unreadable ones are reported per page.
 scope_problems contains sprintf("page %q is outside the scope", [page]) if {
+	count(readable_pages) == 0
 	some page in input.pages
-	not within_any(page, effective_paths)
 }
 
 scope_problems contains "the requested scope is outside the session's scope" if {

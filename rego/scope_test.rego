@@ -94,7 +94,7 @@ test_pages_inside_scope_allowed if {
 
 test_page_outside_scope_forbidden if {
 	page := concat("/", [gateway, "index.md"])
-	call := object.union(agent_call("kunora-coding-agent", "get_page", null), {"pages": [concat("/", [kgent, "index.md"]), page]})
+	call := object.union(agent_call("kunora-coding-agent", "get_page", null), {"pages": [page]})
 	d := wikigate.decision with input as call
 	d.code == "forbidden_scope"
 	d.reason == sprintf("page %q is outside the scope", [page])
