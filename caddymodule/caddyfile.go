@@ -42,6 +42,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			public_key  <kid> <pem file>
 //			jwks_url    <url>
 //			leeway      <duration>
+//			max_ttl     <duration>
 //		}
 //		human_jwt { ...same as agent_jwt... ; roles_claim <claim> }
 //		meilisearch {
@@ -132,6 +133,7 @@ func (j *JWTConfig) unmarshal(d *caddyfile.Dispenser, human bool) error {
 		"public_key":  func() error { return j.unmarshalPublicKey(d) },
 		"jwks_url":    func() error { return oneArg(d, &j.JWKSURL) },
 		"leeway":      func() error { return durationArg(d, &j.Leeway) },
+		"max_ttl":     func() error { return durationArg(d, &j.MaxTTL) },
 	}
 	if human {
 		opts["roles_claim"] = func() error { return oneArg(d, &j.RolesClaim) }

@@ -31,6 +31,9 @@ type JWTConfig struct {
 	JWKSURL string `json:"jwks_url,omitempty"`
 	// Leeway allows clock skew on exp/nbf/iat. Default 30s.
 	Leeway caddy.Duration `json:"leeway,omitempty"`
+	// MaxTTL is the longest lifetime a token may claim (exp − iat, or
+	// exp − now without iat). Default 24h.
+	MaxTTL caddy.Duration `json:"max_ttl,omitempty"`
 	// RolesClaim names the claim carrying a human's roles. Default "roles".
 	RolesClaim string `json:"roles_claim,omitempty"`
 }
@@ -144,6 +147,7 @@ func (j *JWTConfig) identityConfig(repl *caddy.Replacer) (identity.JWTConfig, er
 		Algorithms: j.Algorithms,
 		JWKSURL:    repl.ReplaceAll(j.JWKSURL, ""),
 		Leeway:     time.Duration(j.Leeway),
+		MaxTTL:     time.Duration(j.MaxTTL),
 		RolesClaim: j.RolesClaim,
 	}
 	for kid, secret := range j.HMACSecrets {

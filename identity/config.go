@@ -15,6 +15,7 @@ import (
 // Defaults applied by New.
 const (
 	DefaultLeeway     = 30 * time.Second
+	DefaultMaxTTL     = 24 * time.Hour
 	DefaultRolesClaim = "roles"
 	DefaultCacheSize  = 8 << 20 // bytes
 )
@@ -37,14 +38,29 @@ type JWTConfig struct {
 	// unknown kid (at most once a minute) and every 15 minutes. It must be
 	// https (http only to a loopback host); its symmetric keys are ignored,
 	// and it cannot be combined with HMACSecrets or HS* algorithms.
-	JWKSURL    string
-	Leeway     time.Duration // clock skew allowance; 0 = DefaultLeeway
-	RolesClaim string        // humans: claim carrying roles; "" = DefaultRolesClaim; dots walk nested objects
+	JWKSURL string
+	Leeway  time.Duration // clock skew allowance; 0 = DefaultLeeway
+	// MaxTTL is the longest lifetime a token may claim: exp − iat, or
+	// exp − now when it has no iat. 0 = DefaultMaxTTL. It bounds how long
+	// a leaked token works, whatever exp its issuer wrote.
+	MaxTTL     time.Duration
+	RolesClaim string // humans: claim carrying roles; "" = DefaultRolesClaim; dots walk nested objects
 }
 
 // enabled reports whether any key source is configured.
 func (c JWTConfig) enabled() bool {
 	return len(c.HMACSecrets) > 0 || len(c.PublicKeysPEM) > 0 || c.JWKSURL != ""
+}
+
+// withDefaults fills Leeway and MaxTTL.
+func (c JWTConfig) withDefaults() JWTConfig {
+	if c.Leeway == 0 {
+		c.Leeway = DefaultLeeway
+	}
+	if c.MaxTTL == 0 {
+		c.MaxTTL = DefaultMaxTTL
+	}
+	return c
 }
 
 // Config configures an Authenticator.
@@ -122,6 +138,9 @@ func (c JWTConfig) validate() error {
 	}
 	if c.Leeway < 0 {
 		return errors.New("leeway must not be negative")
+	}
+	if c.MaxTTL < 0 {
+		return errors.New("max ttl must not be negative")
 	}
 	if c.JWKSURL != "" {
 		return c.validateJWKS()

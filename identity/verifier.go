@@ -17,6 +17,7 @@ const maxTokenBytes = 16 << 10
 var (
 	errUnknownKeyID        = errors.New("unknown key id")
 	errAlgorithmNotAllowed = errors.New("algorithm not allowed for key")
+	errCriticalHeader      = errors.New("token has a crit header")
 )
 
 // verifier checks the tokens of one issuer. It is immutable after
@@ -25,6 +26,7 @@ type verifier struct {
 	domain    string // cache key domain, keeps agent and human results apart
 	principal func(sub string, claims jwt.MapClaims) Principal
 	issuer    string
+	maxTTL    time.Duration // longest exp − iat (or exp − now) accepted
 	parser    *jwt.Parser
 	allowed   []string
 	static    map[string]staticKey
@@ -54,14 +56,12 @@ func newVerifier(c JWTConfig, domain string, principal func(string, jwt.MapClaim
 	if err != nil {
 		return nil, err
 	}
-	leeway := c.Leeway
-	if leeway == 0 {
-		leeway = DefaultLeeway
-	}
+	c = c.withDefaults()
 	v := &verifier{
 		domain:    domain,
 		principal: principal,
 		issuer:    c.Issuer,
+		maxTTL:    c.MaxTTL,
 		allowed:   allowed,
 		static:    static,
 		cache:     d.cache,
@@ -71,7 +71,8 @@ func newVerifier(c JWTConfig, domain string, principal func(string, jwt.MapClaim
 			jwt.WithIssuer(c.Issuer),
 			jwt.WithAudience(c.Audience...),
 			jwt.WithExpirationRequired(),
-			jwt.WithLeeway(leeway),
+			jwt.WithIssuedAt(), // iat in the future or not a number is refused
+			jwt.WithLeeway(c.Leeway),
 			jwt.WithTimeFunc(d.now),
 		),
 	}
@@ -101,17 +102,46 @@ func (v *verifier) verify(ctx context.Context, token string) (Principal, error) 
 	if err != nil || sub == "" {
 		return Principal{}, unauthorized(msgTokenNoSubject)
 	}
-	p := v.principal(sub, claims)
-	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
-		v.cache.put(cacheKey, p, exp.Time, now)
+	exp, err := v.checkLifetime(claims, now)
+	if err != nil {
+		return Principal{}, err
 	}
+	p := v.principal(sub, claims)
+	v.cache.put(cacheKey, p, exp, now)
 	return p, nil
+}
+
+// checkLifetime refuses a token that lives longer than maxTTL, measured from
+// its iat (or from now when it has none), and returns its exp. A stolen
+// token with an exp centuries away would otherwise work until the key is
+// rotated. The parser has already required exp and checked both claims are
+// numbers, so their errors cannot occur here.
+func (v *verifier) checkLifetime(claims jwt.MapClaims, now time.Time) (time.Time, error) {
+	exp, _ := claims.GetExpirationTime()
+	iat, _ := claims.GetIssuedAt()
+	if exp == nil {
+		return time.Time{}, unauthorized(msgTokenNoExpiry)
+	}
+	from := now
+	if iat != nil {
+		from = iat.Time
+	}
+	if exp.Sub(from) > v.maxTTL { // Sub saturates, so no overflow for absurd exp
+		return time.Time{}, unauthorized(msgTokenLifetime)
+	}
+	return exp.Time, nil
 }
 
 // keyfunc picks the key by kid: configured keys first, then the JWKS. The
 // token's alg must be one the chosen key's type (and JWK "alg") allows.
 func (v *verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 	return func(t *jwt.Token) (any, error) {
+		if _, crit := t.Header["crit"]; crit {
+			// RFC 7515 §4.1.11: a recipient must refuse a token whose crit
+			// names an extension it does not understand. We understand
+			// none, so any crit (even an empty one, itself invalid) fails.
+			return nil, errCriticalHeader
+		}
 		alg := t.Method.Alg()
 		rawKID, hasKID := t.Header["kid"]
 		if !hasKID {
@@ -180,6 +210,8 @@ func (v *verifier) describe(tok *jwt.Token, claims jwt.MapClaims, err error) err
 		// Said first: a token from another issuer is simply not for us,
 		// whatever its kid or signature.
 		return unauthorized(msgTokenIssuer)
+	case errors.Is(err, errCriticalHeader):
+		return unauthorized(msgTokenCritical)
 	case errors.Is(err, errAlgorithmNotAllowed):
 		return unauthorized(msgTokenAlgorithm)
 	case errors.Is(err, errUnknownKeyID):
@@ -211,10 +243,14 @@ func describeClaims(claims jwt.MapClaims, err error) string {
 		return msgTokenAudience
 	case missing && absent(claims, "exp"):
 		return msgTokenNoExpiry
+	case errors.Is(err, jwt.ErrInvalidType):
+		return msgTokenTimeClaim // exp, nbf or iat is not a number
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return msgTokenExpired
 	case errors.Is(err, jwt.ErrTokenNotValidYet):
 		return msgTokenNotYetValid
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return msgTokenIssuedInFuture
 	default:
 		return msgTokenInvalid
 	}
