@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"time"
@@ -24,5 +25,32 @@ func HTTPClient() *http.Client {
 			ForceAttemptHTTP2:      true,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// requestIDKey is the context key of the gate's request id.
+type requestIDKey struct{}
+
+// HeaderRequestID carries the gate's request id to a backend, so the
+// backend's logs can be matched with the gate's audit record.
+const HeaderRequestID = "X-Request-Id"
+
+// WithRequestID returns ctx carrying the gate's request id for the backend
+// calls made under it.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestIDFrom returns the request id WithRequestID put in ctx, or "".
+func RequestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// SetRequestID sets the X-Request-Id header of req from its context, when
+// the context carries one.
+func SetRequestID(req *http.Request) {
+	if id := RequestIDFrom(req.Context()); id != "" {
+		req.Header.Set(HeaderRequestID, id)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/backend"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
@@ -172,9 +173,11 @@ func callerInput(p identity.Principal) policies.Caller {
 	return policies.Caller{Type: p.Type, ID: p.ID, Anonymous: p.Anonymous, Roles: p.Roles, Credential: p.Credential}
 }
 
-// runTool runs the route's handler under the backend deadline.
+// runTool runs the route's handler under the backend deadline. The backend
+// clients send the call's request id as X-Request-Id, so backend logs can
+// be matched with the audit record.
 func (g *Gateway) runTool(ctx context.Context, rt route, c *call) (any, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.BackendTimeout)
+	ctx, cancel := context.WithTimeout(backend.WithRequestID(ctx, c.reqID), g.cfg.BackendTimeout)
 	defer cancel()
 	return rt.run(ctx, c)
 }
