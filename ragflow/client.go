@@ -27,9 +27,14 @@ import (
 	"github.com/wikigate/wikigate/backend"
 )
 
-// Defaults of Config.
+// Defaults of Config. Retrieval is a search: it answers in well under a
+// second when RAGFlow is healthy, so waiting long for it only delays the
+// caller's 503. Generation runs an LLM: its first byte may take a while, but
+// once it streams, a long silence means it is stuck, whatever the total.
 const (
-	DefaultTimeout          = 30 * time.Second
+	DefaultRetrievalTimeout = 5 * time.Second
+	DefaultFirstByteTimeout = 30 * time.Second
+	DefaultIdleTimeout      = 15 * time.Second
 	DefaultMaxResponseBytes = 8 << 20
 )
 
@@ -40,8 +45,19 @@ type Config struct {
 	URL string
 	// APIKey is sent as "Authorization: Bearer <key>" and never logged.
 	APIKey string
-	// Timeout bounds each call, reading the whole body (or stream)
-	// included. Default DefaultTimeout.
+	// RetrievalTimeout bounds a retrieval (and the health probe), reading
+	// the body included. Default DefaultRetrievalTimeout.
+	RetrievalTimeout time.Duration
+	// FirstByteTimeout bounds a generation until the first byte of its
+	// response body arrives. Default DefaultFirstByteTimeout.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds a generation's silence after its first byte: the
+	// longest gap between two reads of the stream (or body). Default
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// Timeout, when set, also caps any one call in total. Default none: a
+	// generation that keeps streaming is bounded only by the gate's
+	// per-call backend deadline.
 	Timeout time.Duration
 	// MaxResponseBytes caps a response body or a whole stream. Default
 	// DefaultMaxResponseBytes.
@@ -53,11 +69,12 @@ type Config struct {
 
 // Client calls one RAGFlow server. It is safe for concurrent use.
 type Client struct {
-	base     string
-	apiKey   string
-	timeout  time.Duration
-	maxBytes int64
-	http     *http.Client
+	base       string
+	apiKey     string
+	retrieval  limits // retrieval and health
+	generation limits
+	maxBytes   int64
+	http       *http.Client
 }
 
 // New checks cfg and returns a Client. It makes no network call.
@@ -69,9 +86,12 @@ func New(cfg Config) (*Client, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("ragflow: api key is required")
 	}
-	c := &Client{base: base, apiKey: cfg.APIKey, timeout: cfg.Timeout, maxBytes: cfg.MaxResponseBytes, http: cfg.HTTPClient}
-	if c.timeout <= 0 {
-		c.timeout = DefaultTimeout
+	c := &Client{base: base, apiKey: cfg.APIKey, maxBytes: cfg.MaxResponseBytes, http: cfg.HTTPClient}
+	c.retrieval = limits{total: capped(orDefault(cfg.RetrievalTimeout, DefaultRetrievalTimeout), cfg.Timeout)}
+	c.generation = limits{
+		total:     max(cfg.Timeout, 0),
+		firstByte: orDefault(cfg.FirstByteTimeout, DefaultFirstByteTimeout),
+		idle:      orDefault(cfg.IdleTimeout, DefaultIdleTimeout),
 	}
 	if c.maxBytes <= 0 {
 		c.maxBytes = DefaultMaxResponseBytes
@@ -101,18 +121,18 @@ func baseURL(raw string) (string, error) {
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
-// call is one request in flight: the response and the deadline that bounds
-// reading it. done must be called once the body has been read.
+// call is one request in flight: the response and the context whose end
+// stops reading it. done must be called once the body has been read.
 type call struct {
 	resp *http.Response
 	ctx  context.Context
-	done context.CancelFunc
+	done func()
 }
 
-// send performs one request under the per-call deadline. body is
-// JSON-encoded when non-nil; the key is sent only when auth is set.
-func (c *Client) send(ctx context.Context, method, path string, body any, auth bool) (*call, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+// send performs one request under lim (see watch). body is JSON-encoded
+// when non-nil; the key is sent only when auth is set.
+func (c *Client) send(ctx context.Context, method, path string, body any, auth bool, lim limits) (*call, error) {
+	ctx, cancel, dog := watch(ctx, lim)
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -133,11 +153,13 @@ func (c *Client) send(ctx context.Context, method, path string, body any, auth b
 	if auth {
 		req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
+	backend.SetRequestID(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		cancel()
 		return nil, c.transportError(ctx, err)
 	}
+	resp.Body = watchBody(dog, resp.Body)
 	return &call{resp: resp, ctx: ctx, done: cancel}, nil
 }
 
@@ -146,15 +168,20 @@ func (cl *call) close() {
 	cl.done()
 }
 
-// transportError sorts a failed round trip or body read: the deadline
-// passing is Timeout, anything else (refused, reset, caller gone) is
-// Unreachable. The cause is kept for errors.Is(err, context.Canceled).
+// transportError sorts a failed round trip or body read: a deadline
+// passing or the response stalling is Timeout, anything else (refused,
+// reset, caller gone) is Unreachable. The cause is kept for
+// errors.Is(err, context.Canceled); a stall is not a cancel, so its cause
+// is errStalled, never the context.Canceled the transport reports for it.
 func (c *Client) transportError(ctx context.Context, err error) *Error {
-	kind := Unreachable
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	kind, cause := Unreachable, err
+	switch {
+	case errors.Is(context.Cause(ctx), errStalled):
+		kind, cause = Timeout, context.Cause(ctx)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		kind = Timeout
 	}
-	return &Error{Kind: kind, Detail: c.backendDetail(err.Error()), cause: err}
+	return &Error{Kind: kind, Detail: c.backendDetail(cause.Error()), cause: cause}
 }
 
 // readBody reads at most maxBytes of the body; more is BadResponse.
@@ -234,7 +261,7 @@ func isHTML(resp *http.Response, body []byte) bool {
 // Health probes GET /api/v1/system/healthz (no key needed, none sent): nil
 // only for HTTP 200 with "status": "ok".
 func (c *Client) Health(ctx context.Context) error {
-	cl, err := c.send(ctx, http.MethodGet, "/api/v1/system/healthz", nil, false)
+	cl, err := c.send(ctx, http.MethodGet, "/api/v1/system/healthz", nil, false, c.retrieval)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ const errorAnswerPrefix = "**ERROR**"
 // end_to_think left out). Error events, "**ERROR**" answers and a stream
 // cut before its terminator are errors.
 func (c *Client) Complete(ctx context.Context, msgs []Message, stream bool) (*Completion, error) {
-	cl, err := c.send(ctx, http.MethodPost, "/api/v1/chat/completions", completionRequest{Messages: msgs, Stream: stream}, true)
+	cl, err := c.send(ctx, http.MethodPost, "/api/v1/chat/completions", completionRequest{Messages: msgs, Stream: stream}, true, c.generation)
 	if err != nil {
 		return nil, err
 	}

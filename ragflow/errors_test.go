@@ -159,7 +159,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 	c, err := New(Config{URL: "https://host/ragflow/", APIKey: "k"})
-	if err != nil || c.base != "https://host/ragflow" || c.timeout != DefaultTimeout || c.maxBytes != DefaultMaxResponseBytes {
+	if err != nil || c.base != "https://host/ragflow" || c.retrieval.total != DefaultRetrievalTimeout || c.generation != (limits{firstByte: DefaultFirstByteTimeout, idle: DefaultIdleTimeout}) || c.maxBytes != DefaultMaxResponseBytes {
 		t.Errorf("New = %+v, %v", c, err)
 	}
 }

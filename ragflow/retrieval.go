@@ -102,7 +102,7 @@ func (c *Client) Retrieve(ctx context.Context, p RetrieveParams) (*Retrieval, er
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.send(ctx, http.MethodPost, "/api/v1/retrieval", req, true)
+	cl, err := c.send(ctx, http.MethodPost, "/api/v1/retrieval", req, true, c.retrieval)
 	if err != nil {
 		return nil, err
 	}
