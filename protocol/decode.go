@@ -2,11 +2,14 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // DefaultMaxBodyBytes caps request bodies when the operator sets no limit.
@@ -16,8 +19,8 @@ const DefaultMaxBodyBytes = 64 << 10
 var ErrBodyTooLarge = NewError(CodePayloadTooLarge, "request body is too large")
 
 // ReadBody reads at most max bytes of r; a longer body is ErrBodyTooLarge.
-// Reading the body before authenticating keeps the connection reusable while
-// still never buffering more than the cap.
+// The gateway calls it only once the caller is authenticated (or allowed in
+// anonymously), so an unauthenticated caller never makes it buffer anything.
 func ReadBody(r io.Reader, max int64) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
@@ -29,51 +32,111 @@ func ReadBody(r io.Reader, max int64) ([]byte, error) {
 	return body, nil
 }
 
-// Decode strictly decodes one JSON object from body into v: unknown fields,
-// wrong types, trailing data and non-object bodies are invalid_request with a
-// message naming the offending field.
+// strictJSON is the one reading of a request body (README "Strict JSON"):
+// names match exactly (no case or Unicode folding), a name appears once per
+// object, strings and names are valid UTF-8, and no member the request type
+// does not know is accepted. A proxy or WAF in front of the gate that reads
+// the body as JSON therefore cannot see a different request than the gate
+// does. These are the defaults of encoding/json/v2 (go-json-experiment),
+// spelled out so a change of defaults cannot loosen them.
+var strictJSON = json.JoinOptions(
+	json.RejectUnknownMembers(true),
+	json.MatchCaseInsensitiveNames(false),
+	jsontext.AllowDuplicateNames(false),
+	jsontext.AllowInvalidUTF8(false),
+)
+
+// Decode strictly decodes one JSON object from body into v (strictJSON):
+// unknown, duplicate or case-variant names, invalid UTF-8, wrong types,
+// trailing data and non-object bodies are invalid_request with a message
+// naming the offending field, never echoing the caller's values.
 func Decode(body []byte, v any) error {
-	trimmed := bytes.TrimSpace(body)
+	trimmed := bytes.Trim(body, jsonWhitespace)
 	if len(trimmed) == 0 {
 		return NewError(CodeInvalidRequest, "request body is empty; expected a JSON object")
 	}
 	if trimmed[0] != '{' {
 		return NewError(CodeInvalidRequest, "request body must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	dec := jsontext.NewDecoder(bytes.NewReader(trimmed), strictJSON)
+	if err := json.UnmarshalDecode(dec, v, strictJSON); err != nil {
 		return NewError(CodeInvalidRequest, describeDecodeError(err))
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.ReadToken(); err != io.EOF {
 		return NewError(CodeInvalidRequest, "request body has data after the JSON object")
 	}
 	return nil
 }
 
-// describeDecodeError turns encoding/json errors into messages that name the
-// field and what was expected, without echoing the caller's values.
+// jsonWhitespace is JSON's insignificant whitespace (RFC 8259 §2); other
+// Unicode spaces around the object are not whitespace to JSON parsers.
+const jsonWhitespace = " \t\r\n"
+
+// describeDecodeError turns decoder errors into messages that name the field
+// and what was expected.
 func describeDecodeError(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
+	var semErr *json.SemanticError
+	var synErr *jsontext.SyntacticError
 	switch {
-	case errors.As(err, &typeErr):
-		field := jsonFieldPath(typeErr.Field)
-		return fmt.Sprintf("field %q must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-	case errors.As(err, &syntaxErr):
-		return fmt.Sprintf("malformed JSON at byte %d", syntaxErr.Offset)
+	case errors.As(err, &semErr):
+		return describeSemanticError(semErr)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "malformed JSON: unexpected end of body"
+	case !errors.As(err, &synErr):
+		return "malformed JSON request body"
+	case errors.Is(synErr.Err, jsontext.ErrDuplicateName):
+		return fmt.Sprintf("duplicate field %s: each field may appear once", quotedPath(synErr.JSONPointer))
+	case isEncodingError(synErr.Err):
+		return fmt.Sprintf("invalid UTF-8 in %s: strings and field names must be valid UTF-8", placeOf(synErr.JSONPointer))
 	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return fmt.Sprintf("unknown field %s", name)
-	}
-	return "malformed JSON request body"
+	return fmt.Sprintf("malformed JSON at byte %d", synErr.ByteOffset)
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
+// isEncodingError reports the syntax errors that are about the text's
+// encoding: bytes that are not UTF-8, or an escaped lone surrogate
+// (\ud800), which decodes to no Unicode character. The decoder does not
+// export these as sentinels; decode_test.go pins the wording.
+func isEncodingError(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "invalid UTF-8") || strings.Contains(msg, "surrogate")
+}
+
+// placeOf is the field a pointer names, or the body itself.
+func placeOf(p jsontext.Pointer) string {
+	if p == "" {
+		return "a field name"
+	}
+	return "field " + quotedPath(p)
+}
+
+func describeSemanticError(e *json.SemanticError) string {
+	if errors.Is(e.Err, json.ErrUnknownName) {
+		name := boundedName(e.JSONPointer.LastToken())
+		if parent := e.JSONPointer.Parent(); parent != "" {
+			return fmt.Sprintf("unknown field %s in %s (names are case-sensitive)", name, quotedPath(parent))
+		}
+		return fmt.Sprintf("unknown field %s (names are case-sensitive)", name)
+	}
+	if e.JSONPointer == "" {
+		return "request body must be a JSON object"
+	}
+	field := quotedPath(e.JSONPointer)
+	want := goKind(e)
+	if e.JSONKind == '0' && want == "a number" {
+		return fmt.Sprintf("field %s must be a whole number in range", field)
+	}
+	return fmt.Sprintf("field %s must be %s, not %s", field, want, jsonKind(e.JSONKind))
+}
+
+// goKind describes what the field's Go type accepts.
+func goKind(e *json.SemanticError) string {
+	if e.GoType == nil {
+		return "of another type"
+	}
+	switch e.GoType.Kind().String() {
 	case "string":
 		return "a string"
 	case "bool":
@@ -88,17 +151,73 @@ func jsonKind(goKind string) string {
 	return "of another type"
 }
 
-// jsonFieldPath drops embedded Go struct names (e.g. "Standard.") that
-// encoding/json puts in field paths, keeping the JSON names the caller sent.
-func jsonFieldPath(p string) string {
-	var kept []string
-	for _, part := range strings.Split(p, ".") {
-		if part != "" && !(part[0] >= 'A' && part[0] <= 'Z') {
-			kept = append(kept, part)
+// jsonKind names the JSON kind the caller sent (never its value).
+func jsonKind(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 'n':
+		return "null"
+	}
+	return "another type"
+}
+
+// quotedPath renders a JSON pointer the way validation messages name
+// fields: scope.paths, citations[0].path. Names in it may be the caller's
+// (an unknown member), so each is bounded.
+func quotedPath(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if isIndex(tok) {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(bounded(tok))
+	}
+	if b.Len() == 0 {
+		return strconv.Quote("body")
+	}
+	return strconv.Quote(b.String())
+}
+
+// boundedName quotes a member name the caller sent, cut to maxEchoedName
+// bytes so a huge name is not sent back whole.
+func boundedName(name string) string { return strconv.Quote(bounded(name)) }
+
+const maxEchoedName = 64
+
+func bounded(name string) string {
+	if len(name) <= maxEchoedName {
+		return name
+	}
+	cut := maxEchoedName
+	for cut > 0 && !isRuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func isIndex(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	for _, r := range tok {
+		if r < '0' || r > '9' {
+			return false
 		}
 	}
-	if len(kept) == 0 {
-		return "body"
-	}
-	return strings.Join(kept, ".")
+	return true
 }

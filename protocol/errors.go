@@ -1,7 +1,7 @@
 // Package protocol holds the wire types of the Answer API & Agent Access
 // protocol (shared/spec, §4, §5, §9) and the error contract of DESIGN §3.
-// It has no dependencies beyond the standard library so every other package
-// can speak the same types.
+// Besides the standard library it depends only on the strict JSON decoder
+// (go-json-experiment/json), so every other package can speak the same types.
 package protocol
 
 import (
