@@ -68,6 +68,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			max_turns          <n>
 //			max_context_tokens <n>
 //			max_memory         <bytes>[KiB|MiB]
+//			anonymous_memory   <bytes>[KiB|MiB]
+//			anonymous_sessions <n>
 //		}
 //		feedback {
 //			path <bbolt file>
@@ -224,6 +226,13 @@ func (c *SessionsConfig) unmarshal(d *caddyfile.Dispenser) error {
 			c.MaxMemoryBytes = int(n)
 			return err
 		},
+		"anonymous_memory": func() error {
+			var n int64
+			err := sizeArg(d, &n)
+			c.AnonymousMemoryBytes = int(n)
+			return err
+		},
+		"anonymous_sessions": func() error { return intArg(d, &c.AnonymousSessions, 1, 10_000_000) },
 	})
 }
 

@@ -25,8 +25,15 @@ type SessionsConfig struct {
 	// are trimmed and a citation summary of them is kept. Defaults 8, 12000.
 	MaxTurns         int `json:"max_turns,omitempty"`
 	MaxContextTokens int `json:"max_context_tokens,omitempty"`
-	// MaxMemoryBytes caps the store. Default 256 MiB.
+	// MaxMemoryBytes caps the sessions of signed-in callers (agents, humans
+	// with a token). Default 256 MiB.
 	MaxMemoryBytes int `json:"max_memory_bytes,omitempty"`
+	// AnonymousMemoryBytes and AnonymousSessions budget anonymous
+	// visitors' sessions, stored apart so they can never evict a signed-in
+	// caller's; past the budget new anonymous sessions get 429. Defaults
+	// 32 MiB and 10000.
+	AnonymousMemoryBytes int `json:"anonymous_memory_bytes,omitempty"`
+	AnonymousSessions    int `json:"anonymous_sessions,omitempty"`
 }
 
 // FeedbackConfig configures the durable feedback store and its optional
@@ -56,8 +63,11 @@ func (s feedbackStore) Destruct() error { return s.Close() }
 
 // loadSessions returns the pooled session store and its pool key.
 func (c *SessionsConfig) loadSessions() (*sessions.MemoryStore, string, error) {
-	cfg := sessions.MemoryConfig{TTL: time.Duration(c.TTL), MaxBytes: c.MaxMemoryBytes}
-	key := fmt.Sprintf("sessions:%d:%d", cfg.TTL, cfg.MaxBytes)
+	cfg := sessions.MemoryConfig{
+		TTL: time.Duration(c.TTL), MaxBytes: c.MaxMemoryBytes,
+		AnonymousMaxBytes: c.AnonymousMemoryBytes, AnonymousMaxSessions: c.AnonymousSessions,
+	}
+	key := fmt.Sprintf("sessions:%d:%d:%d:%d", cfg.TTL, cfg.MaxBytes, cfg.AnonymousMaxBytes, cfg.AnonymousMaxSessions)
 	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
 		s, err := sessions.NewMemoryStore(cfg)
 		return sessionStore{s}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/wikigate/wikigate/identity"
@@ -44,7 +45,11 @@ type sessionLimits struct {
 // scope, answering the first question when one is given. If that answer
 // fails the session is not created, so nothing half-made is left behind.
 func (g *Gateway) runSessionCreate(ctx context.Context, c *call) (any, error) {
-	sess, token, err := sessions.New(ownerOf(c.principal), c.decision.Scope, g.cfg.SessionLimits, g.cfg.SessionTTL, g.now())
+	owner := ownerOf(c.principal)
+	if err := g.deps.Sessions.Admit(ctx, owner); err != nil {
+		return nil, sessionStoreError(err)
+	}
+	sess, token, err := sessions.New(owner, c.decision.Scope, g.cfg.SessionLimits, g.cfg.SessionTTL, g.now())
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +68,7 @@ func (g *Gateway) runSessionCreate(ctx context.Context, c *call) (any, error) {
 		out.FirstAnswer = &res
 	}
 	if err := g.deps.Sessions.Create(ctx, sess); err != nil {
-		return nil, err
+		return nil, sessionStoreError(err)
 	}
 	out.Audit = c.audit()
 	return out, nil
@@ -73,7 +78,10 @@ func (g *Gateway) runSessionCreate(ctx context.Context, c *call) (any, error) {
 // then its expiry (protocol §7): a session id alone never authorizes, and
 // a non-owner never learns whether the session expired.
 func (g *Gateway) bindSession(ctx context.Context, r *http.Request, c *call) error {
-	token := r.Header.Get(SessionTokenHeader)
+	token, _, err := identity.SingleHeader(r, SessionTokenHeader)
+	if err != nil {
+		return err // repeated: refused like a repeated Authorization header
+	}
 	if token == "" {
 		return protocol.NewError(protocol.CodeSessionForbidden, SessionTokenHeader+" is required for a session turn")
 	}
@@ -95,8 +103,11 @@ func (g *Gateway) bindSession(ctx context.Context, r *http.Request, c *call) err
 }
 
 // runSessionTurn answers a follow-up with the session's history: a
-// condensed query for retrieval, prior turns for generation. The scope is
-// the decision's, which the policy keeps inside the session's scope.
+// condensed query for retrieval, prior turns and the pages trimmed turns
+// cited for generation. The scope is the decision's, which the policy keeps
+// inside the session's scope. The result carries the session's citation
+// summary as it stands after this turn, so a client can show what earlier
+// turns cited.
 func (g *Gateway) runSessionTurn(ctx context.Context, c *call) (any, error) {
 	q := c.req.standard().Question
 	res, err := g.answer(ctx, c, answerTurn{
@@ -111,12 +122,28 @@ func (g *Gateway) runSessionTurn(ctx context.Context, c *call) (any, error) {
 	turn := g.turnOf(q, res)
 	err = g.deps.Sessions.Update(ctx, c.pathID, func(s *sessions.Session) error {
 		s.AddTurn(turn)
+		res.CitationSummary = slices.Clone(s.CitationSummary)
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, sessionStoreError(err)
 	}
 	return res, nil
+}
+
+// sessionStoreError maps the store's refusals to protocol errors. A session
+// that vanished while its turn was being answered (evicted for room, or
+// past its grace) is expired for its owner, who can do nothing but start
+// a new one; anything else stays an internal error.
+func sessionStoreError(err error) error {
+	switch {
+	case errors.Is(err, sessions.ErrNotFound):
+		return protocol.NewError(protocol.CodeSessionExpired, "this session expired while the turn was answered; create a new one")
+	case errors.Is(err, sessions.ErrAnonymousBudget):
+		return protocol.NewError(protocol.CodeRateLimited, "too many anonymous sessions right now; try again later or sign in")
+	default:
+		return err
+	}
 }
 
 func (g *Gateway) turnOf(q string, res protocol.AnswerResult) sessions.Turn {

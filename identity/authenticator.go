@@ -81,7 +81,7 @@ func (a *Authenticator) AuthenticateAgent(r *http.Request) (Principal, error) {
 // credential reads the caller's credential, API key first: a key yields
 // the principal it authenticates, else the bearer token ("" when none).
 func (a *Authenticator) credential(r *http.Request) (*Principal, string, error) {
-	if key, present, err := singleHeader(r, HeaderAPIKey); err != nil || present {
+	if key, present, err := SingleHeader(r, HeaderAPIKey); err != nil || present {
 		if err != nil {
 			return nil, "", err
 		}
@@ -142,9 +142,11 @@ func (a *Authenticator) authenticateAPIKey(key string) (Principal, error) {
 	return Principal{Type: TypeAgent, ID: rec.Agent, Credential: CredentialAPIKey}, nil
 }
 
-// singleHeader returns the one value of header name. Repeated headers are
-// refused: proxies disagree on which copy wins.
-func singleHeader(r *http.Request, name string) (value string, present bool, err error) {
+// SingleHeader returns the one value of credential header name, trimmed.
+// Repeated headers are refused (unauthorized): proxies disagree on which
+// copy wins, so a WAF could check one copy while the gate uses the other.
+// The session routes use it for X-Session-Token.
+func SingleHeader(r *http.Request, name string) (value string, present bool, err error) {
 	values := r.Header.Values(name)
 	switch len(values) {
 	case 0:
@@ -159,7 +161,7 @@ func singleHeader(r *http.Request, name string) (value string, present bool, err
 // bearerToken extracts the token of "Authorization: Bearer <token>"; the
 // scheme is case-insensitive (RFC 9110 §11.1).
 func bearerToken(r *http.Request) (token string, present bool, err error) {
-	header, present, err := singleHeader(r, "Authorization")
+	header, present, err := SingleHeader(r, "Authorization")
 	if err != nil || !present {
 		return "", present, err
 	}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // promptInstructions open the user message. RAGFlow drops system messages
@@ -17,6 +19,17 @@ Rules:
 - If the context blocks do not answer the question, say plainly that the documentation does not answer it and cite nothing.
 - Answer in the language of the question.`
 
+// citedEarlierHeader introduces the pages trimmed session turns cited. They
+// help the model read a follow-up ("and how do I configure it?") against
+// what the conversation was about, but they are not evidence: only the
+// numbered blocks may be cited.
+const citedEarlierHeader = "Earlier in this conversation, answers cited these pages. They are background for the question, not context blocks: do not cite them."
+
+// RoleCitedEarlier marks the history message CitedEarlier builds. It is
+// never sent to RAGFlow as a turn: BuildPrompt moves its lines into the
+// question's message.
+const RoleCitedEarlier = "cited_earlier"
+
 // promptLabel matches lines that would read as a block or question header
 // ("ID: 3", "Question: ..."); such lines inside retrieved content or a
 // question are quoted so a document cannot forge blocks or questions.
@@ -24,8 +37,9 @@ var promptLabel = regexp.MustCompile(`(?i)^\s*(ID|Question)\s*[:：]`)
 
 // BuildPrompt builds the messages for Complete: history (prior turns,
 // markers stripped, alternating user/assistant) and then ONE user message
-// holding the instructions, the context blocks and a final line
-// "Question: <question>". Block n is chunks[n]:
+// holding the instructions, the context blocks, the pages earlier turns
+// cited (a RoleCitedEarlier history message, see CitedEarlier) and a final
+// line "Question: <question>". Block n is chunks[n]:
 //
 //	ID: <n>
 //	Title: <title>
@@ -44,10 +58,62 @@ func BuildPrompt(question string, chunks []Chunk, history []Message) []Message {
 	for i := range chunks {
 		writeBlock(&b, i, &chunks[i])
 	}
+	writeCitedEarlier(&b, history)
 	b.WriteString("\nQuestion: ")
 	b.WriteString(oneLine(question))
 	msgs := promptHistory(history)
 	return append(msgs, Message{Role: RoleUser, Content: b.String()})
+}
+
+// CitedEarlier is the history message that lists the pages of citations,
+// one "- title (path#anchor)" line each, once per page and anchor: the
+// citation summary a session keeps of its trimmed turns. Pass it in
+// BuildPrompt's history; without citations it is an empty message that
+// BuildPrompt ignores.
+func CitedEarlier(citations []protocol.Citation) Message {
+	var lines []string
+	seen := map[string]bool{}
+	for _, c := range citations {
+		where := oneLine(c.Path)
+		if c.Anchor != "" {
+			where += "#" + oneLine(c.Anchor)
+		}
+		if where == "" || seen[where] {
+			continue
+		}
+		seen[where] = true
+		title := oneLine(c.Title)
+		if title == "" {
+			title = where
+		}
+		lines = append(lines, "- "+title+" ("+where+")")
+	}
+	return Message{Role: RoleCitedEarlier, Content: strings.Join(lines, "\n")}
+}
+
+// writeCitedEarlier adds the CitedEarlier lines of history, if any, after
+// the context blocks. Each line starts with "- ", so none can pass for a
+// block or question header.
+func writeCitedEarlier(b *strings.Builder, history []Message) {
+	var lines []string
+	for _, m := range history {
+		if m.Role != RoleCitedEarlier {
+			continue
+		}
+		for _, l := range strings.Split(m.Content, "\n") {
+			if l = oneLine(l); l != "" {
+				lines = append(lines, "- "+strings.TrimPrefix(l, "- "))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("\n")
+	b.WriteString(citedEarlierHeader)
+	b.WriteString("\n")
+	b.WriteString(strings.Join(lines, "\n"))
+	b.WriteString("\n")
 }
 
 func writeBlock(b *strings.Builder, n int, c *Chunk) {

@@ -48,7 +48,11 @@ func BenchmarkStorePut(b *testing.B) {
 	m := newStore(b, MemoryConfig{})
 	s := realisticSession(b, 1, time.Now())
 	for b.Loop() {
-		if err := m.put(s); err != nil {
+		data, err := encodeSession(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := m.named.put(s.ID, data, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -120,7 +124,7 @@ func fillStore(b *testing.B, n int) (heapMiB, entryBytes float64) {
 		}
 	}
 	after := heapInUse()
-	if held := m.cache.Len(); held != n {
+	if held := m.named.cache.Len(); held != n {
 		b.Fatalf("store holds %d of %d sessions", held, n)
 	}
 	return float64(after-before) / (1 << 20), float64(total) / float64(n)

@@ -19,8 +19,14 @@ const noAnswerReply = "The documentation does not answer this question."
 
 // History returns the kept turns as alternating user/assistant messages,
 // oldest first, for ragflow.BuildPrompt (which strips citation markers).
+// When turns were trimmed it starts with the pages they cited (the
+// citation summary, as ragflow.CitedEarlier), so a follow-up is still read
+// against what the whole conversation was about.
 func (s *Session) History() []ragflow.Message {
-	msgs := make([]ragflow.Message, 0, 2*len(s.Turns))
+	msgs := make([]ragflow.Message, 0, 2*len(s.Turns)+1)
+	if len(s.CitationSummary) > 0 {
+		msgs = append(msgs, ragflow.CitedEarlier(s.CitationSummary))
+	}
 	for i := range s.Turns {
 		t := &s.Turns[i]
 		answer := strings.TrimSpace(t.Answer)

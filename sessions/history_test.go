@@ -92,3 +92,24 @@ func TestCondensedQueryIsBounded(t *testing.T) {
 		t.Errorf("a long question alone must be kept whole, got %d runes", utf8.RuneCountInString(got))
 	}
 }
+
+// Trimmed turns leave their citations in the summary; History hands them
+// to generation, so a follow-up after trimming still knows the pages the
+// conversation relied on.
+func TestHistoryCarriesTheCitationSummary(t *testing.T) {
+	s, _ := newSession(t, alice, Limits{MaxTurns: 1})
+	s.AddTurn(turn("How does kgent store memory?", 10, citation(1)))
+	s.AddTurn(turn("And in v1.0?", 10, citation(2)))
+	if len(s.CitationSummary) != 1 {
+		t.Fatalf("summary = %+v, want the first turn's citation", s.CitationSummary)
+	}
+	got := s.History()
+	if len(got) != 3 || got[0].Role != ragflow.RoleCitedEarlier || got[1].Content != "And in v1.0?" {
+		t.Fatalf("History = %+v, want the cited-earlier message, then the kept turn", got)
+	}
+	prompt := ragflow.BuildPrompt("and in v2?", nil, got)
+	last := prompt[len(prompt)-1].Content
+	if !strings.Contains(last, "- Kgent page 1 (publish/system/components/kunora-kgent/page-1.md#memory-backends)") {
+		t.Errorf("generation does not see the trimmed turn's page:\n%s", last)
+	}
+}

@@ -3,21 +3,23 @@ package sessions
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/allegro/bigcache/v3"
 )
 
 // Defaults of MemoryConfig.
 const (
-	DefaultTTL          = 30 * time.Minute
-	DefaultExpiredGrace = time.Hour
-	DefaultMaxBytes     = 256 << 20
+	DefaultTTL                  = 30 * time.Minute
+	DefaultExpiredGrace         = time.Hour
+	DefaultMaxBytes             = 256 << 20
+	DefaultAnonymousMaxBytes    = 32 << 20
+	DefaultAnonymousMaxSessions = 10000
 )
+
+// ErrAnonymousBudget refuses a new anonymous session while the anonymous
+// budget is spent; the gateway answers 429 rate_limited.
+var ErrAnonymousBudget = errors.New("the anonymous session budget is full")
 
 const (
 	mib = 1 << 20
@@ -35,21 +37,34 @@ const (
 
 // MemoryConfig configures a MemoryStore; zero fields take the defaults.
 type MemoryConfig struct {
-	TTL          time.Duration    // session lifetime handed to New; default 30m
-	ExpiredGrace time.Duration    // how long an expired session stays readable; default 1h
-	MaxBytes     int              // memory for session data; default 256 MiB, at least 1 MiB
-	Shards       int              // bigcache shards, a power of two; default fits MaxBytes
-	Now          func() time.Time // clock for the grace check; default time.Now
+	TTL          time.Duration // session lifetime handed to New; default 30m
+	ExpiredGrace time.Duration // how long an expired session stays readable; default 1h
+	// MaxBytes is the memory for signed-in callers' sessions (agents and
+	// humans with a token); default 256 MiB, at least 1 MiB. When it is
+	// full the oldest of those sessions are evicted.
+	MaxBytes int
+	// AnonymousMaxBytes and AnonymousMaxSessions budget anonymous visitors'
+	// sessions, kept apart so that no number of anonymous sessions can
+	// evict a signed-in caller's. A new anonymous session is refused
+	// (ErrAnonymousBudget) once AnonymousMaxSessions are live or they fill
+	// half of AnonymousMaxBytes (the other half is room for their turns).
+	// Defaults 32 MiB (at least 1 MiB) and 10000.
+	AnonymousMaxBytes    int
+	AnonymousMaxSessions int
+	Shards               int              // shards of the signed-in partition, a power of two; default fits MaxBytes
+	Now                  func() time.Time // clock for the grace check; default time.Now
 }
 
 // MemoryStore is the embedded, per-process session store (DESIGN §8):
 // sessions serialized into bigcache, which keeps them off the GC's pointer
-// graph. Entries live TTL+ExpiredGrace after their last write; when
-// MaxBytes is reached the oldest entries are evicted.
+// graph. Entries live TTL+ExpiredGrace after their last write. Signed-in
+// callers' sessions and anonymous ones live in separate partitions; when a
+// partition is full its own oldest entries are evicted, and anonymous
+// creates are refused before theirs is.
 type MemoryStore struct {
-	cache     *bigcache.BigCache
+	named     *partition // sessions of agents and signed-in humans
+	anonymous *partition // sessions of anonymous visitors
 	cfg       MemoryConfig
-	maxEntry  int
 	locks     stripes
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -63,22 +78,21 @@ func NewMemoryStore(cfg MemoryConfig) (*MemoryStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache, err := bigcache.New(context.Background(), bigcache.Config{
-		Shards:           cfg.Shards,
-		LifeWindow:       cfg.TTL + cfg.ExpiredGrace,
-		CleanWindow:      cleanWindow,
-		MaxEntrySize:     typicalEntryBytes,
-		HardMaxCacheSize: cfg.MaxBytes / mib,
-		Verbose:          false,
-	})
+	life := cfg.TTL + cfg.ExpiredGrace
+	named, err := newPartition(cfg.MaxBytes, cfg.Shards, life)
 	if err != nil {
-		return nil, fmt.Errorf("session store: %w", err)
+		return nil, err
 	}
-	return &MemoryStore{cache: cache, cfg: cfg, maxEntry: cfg.shardBytes() / 4}, nil
+	anonymous, err := newPartition(cfg.AnonymousMaxBytes, shardsFor(cfg.AnonymousMaxBytes), life)
+	if err != nil {
+		_ = named.close()
+		return nil, err
+	}
+	return &MemoryStore{named: named, anonymous: anonymous, cfg: cfg}, nil
 }
 
 func (c MemoryConfig) withDefaults() (MemoryConfig, error) {
-	if c.TTL < 0 || c.ExpiredGrace < 0 || c.MaxBytes < 0 || c.Shards < 0 {
+	if c.TTL < 0 || c.ExpiredGrace < 0 || c.MaxBytes < 0 || c.Shards < 0 || c.AnonymousMaxBytes < 0 || c.AnonymousMaxSessions < 0 {
 		return c, errors.New("session store: negative config value")
 	}
 	if c.TTL == 0 {
@@ -90,38 +104,55 @@ func (c MemoryConfig) withDefaults() (MemoryConfig, error) {
 	if c.MaxBytes == 0 {
 		c.MaxBytes = DefaultMaxBytes
 	}
-	if c.MaxBytes < mib {
+	if c.AnonymousMaxBytes == 0 {
+		c.AnonymousMaxBytes = DefaultAnonymousMaxBytes
+	}
+	if c.AnonymousMaxSessions == 0 {
+		c.AnonymousMaxSessions = DefaultAnonymousMaxSessions
+	}
+	if c.MaxBytes < mib || c.AnonymousMaxBytes < mib {
 		return c, errors.New("session store: max bytes must be at least 1 MiB")
 	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
 	if c.Shards == 0 {
-		// The largest power of two that leaves each shard minShardBytes.
-		c.Shards = 1 << (bits.Len(uint(min(maxShards, c.MaxBytes/minShardBytes))) - 1)
+		c.Shards = shardsFor(c.MaxBytes)
 	}
 	if c.Shards&(c.Shards-1) != 0 {
 		return c, errors.New("session store: shards must be a power of two")
 	}
-	if c.shardBytes() < minShardBytes {
+	if shardBytes(c.MaxBytes, c.Shards) < minShardBytes {
 		return c, errors.New("session store: too many shards for max bytes (each needs 1 MiB)")
 	}
 	return c, nil
 }
 
-// shardBytes is the memory of one bigcache shard (HardMaxCacheSize is in
-// whole MiB).
-func (c MemoryConfig) shardBytes() int {
-	return (c.MaxBytes / mib) * mib / c.Shards
-}
-
 // TTL is the session lifetime the store is sized for; pass it to New.
 func (m *MemoryStore) TTL() time.Duration { return m.cfg.TTL }
+
+// Admit reports whether a new session of owner would be stored now:
+// ErrAnonymousBudget when owner is anonymous and their budget is spent.
+// The gateway asks before answering a first question, so a refused
+// visitor costs no backend call; Create checks again.
+func (m *MemoryStore) Admit(ctx context.Context, owner Owner) error {
+	if err := m.ready(ctx); err != nil {
+		return err
+	}
+	if !owner.Anonymous {
+		return nil
+	}
+	live, bytes := m.anonymous.holds()
+	if live >= int64(m.cfg.AnonymousMaxSessions) || bytes >= int64(m.cfg.AnonymousMaxBytes/2) {
+		return ErrAnonymousBudget
+	}
+	return nil
+}
 
 // Create stores a new session. A session living longer than the store's
 // TTL is refused: bigcache would evict it before it expired.
 func (m *MemoryStore) Create(ctx context.Context, s *Session) error {
-	if err := m.ready(ctx); err != nil {
+	if err := m.Admit(ctx, s.Owner); err != nil {
 		return err
 	}
 	if !validID(s.ID) {
@@ -131,10 +162,14 @@ func (m *MemoryStore) Create(ctx context.Context, s *Session) error {
 		return errors.New("session lifetime exceeds the store ttl")
 	}
 	defer m.locks.lock(s.ID)()
-	if _, err := m.cache.Get(s.ID); err == nil {
+	if _, _, err := m.find(s.ID); err == nil {
 		return errSessionExists
 	}
-	return m.put(s)
+	data, err := encodeSession(s)
+	if err != nil {
+		return err
+	}
+	return m.partitionOf(s.Owner).put(s.ID, data, 0)
 }
 
 // Get returns a fresh copy of the session. A session past its expiry by
@@ -147,12 +182,14 @@ func (m *MemoryStore) Get(ctx context.Context, id string) (*Session, error) {
 	if !validID(id) {
 		return nil, ErrNotFound
 	}
-	return m.load(id)
+	s, _, _, err := m.load(id)
+	return s, err
 }
 
 // Update runs fn on the session under the session's lock and stores the
 // result. An error from fn leaves the stored session unchanged and is
-// returned as is; fn may not change the session id.
+// returned as is; fn may not change the session id or owner. A session
+// bigcache dropped since the caller read it is ErrNotFound.
 func (m *MemoryStore) Update(ctx context.Context, id string, fn func(*Session) error) error {
 	if err := m.ready(ctx); err != nil {
 		return err
@@ -161,25 +198,31 @@ func (m *MemoryStore) Update(ctx context.Context, id string, fn func(*Session) e
 		return ErrNotFound
 	}
 	defer m.locks.lock(id)()
-	s, err := m.load(id)
+	s, p, previous, err := m.load(id)
 	if err != nil {
 		return err
 	}
+	owner := s.Owner
 	if err := fn(s); err != nil {
 		return err
 	}
-	if s.ID != id {
-		return errors.New("session update changed the session id")
+	if s.ID != id || s.Owner != owner {
+		return errors.New("session update changed the session id or owner")
 	}
-	return m.put(s)
+	data, err := encodeSession(s)
+	if err != nil {
+		return err
+	}
+	return p.put(id, data, previous)
 }
 
-// Close stops bigcache's cleanup goroutine. It is safe to call more than
+// Close stops bigcache's cleanup goroutines. It is safe to call more than
 // once; the store refuses use afterwards.
 func (m *MemoryStore) Close() error {
 	m.closeOnce.Do(func() {
 		m.closed.Store(true)
-		_ = m.cache.Close()
+		_ = m.named.close()
+		_ = m.anonymous.close()
 	})
 	return nil
 }
@@ -191,37 +234,37 @@ func (m *MemoryStore) ready(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (m *MemoryStore) load(id string) (*Session, error) {
-	data, err := m.cache.Get(id)
-	if errors.Is(err, bigcache.ErrEntryNotFound) {
-		return nil, ErrNotFound
+func (m *MemoryStore) partitionOf(o Owner) *partition {
+	if o.Anonymous {
+		return m.anonymous
 	}
+	return m.named
+}
+
+// find looks id up in both partitions (ids do not say whose they are).
+func (m *MemoryStore) find(id string) ([]byte, *partition, error) {
+	for _, p := range []*partition{m.named, m.anonymous} {
+		data, err := p.get(id)
+		if !errors.Is(err, ErrNotFound) {
+			return data, p, err
+		}
+	}
+	return nil, nil, ErrNotFound
+}
+
+// load decodes the session id, and says where it is stored and what it
+// costs there.
+func (m *MemoryStore) load(id string) (*Session, *partition, int, error) {
+	data, p, err := m.find(id)
 	if err != nil {
-		return nil, fmt.Errorf("session store: %w", err)
+		return nil, nil, 0, err
 	}
 	s, err := decodeSession(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	if m.cfg.Now().After(s.ExpiresAt.Add(m.cfg.ExpiredGrace)) {
-		return nil, ErrNotFound
+		return nil, nil, 0, ErrNotFound
 	}
-	return s, nil
-}
-
-func (m *MemoryStore) put(s *Session) error {
-	data, err := encodeSession(s)
-	if err != nil {
-		return err
-	}
-	// bigcache evicts a whole shard trying to fit an entry that cannot fit,
-	// and may do so for entries above a quarter of a shard while its buffer
-	// is still growing; refuse those instead.
-	if len(data) > m.maxEntry {
-		return fmt.Errorf("session store: session of %d bytes exceeds the %d byte limit", len(data), m.maxEntry)
-	}
-	if err := m.cache.Set(s.ID, data); err != nil {
-		return fmt.Errorf("session store: storing session failed (%d bytes): %w", len(data), err)
-	}
-	return nil
+	return s, p, stored(id, data), nil
 }

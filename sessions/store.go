@@ -9,7 +9,10 @@ import (
 // Store keeps sessions. It is small on purpose so a shared store (Redis)
 // can replace the embedded one when wikigate runs as several processes.
 type Store interface {
-	// Create stores a new session.
+	// Admit reports whether a new session of owner would be accepted now;
+	// ErrAnonymousBudget when owner is anonymous and their budget is spent.
+	Admit(ctx context.Context, owner Owner) error
+	// Create stores a new session, checking Admit again.
 	Create(ctx context.Context, s *Session) error
 	// Get returns a copy of the session or ErrNotFound. It does not check
 	// expiry (the caller does, through Authorize); an expired session stays

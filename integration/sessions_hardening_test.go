@@ -1,0 +1,214 @@
+package integration
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// ragflowTap sits between the gate and the development RAGFlow: it keeps
+// the body of every completion request and can run a function in the middle
+// of the next one, while the gate waits for its answer.
+type ragflowTap struct {
+	upstream atomic.Pointer[url.URL]
+	mu       sync.Mutex
+	prompts  []string
+	during   atomic.Pointer[func()]
+}
+
+func newRAGFlowTap(t *testing.T) (*ragflowTap, string) {
+	tap := &ragflowTap{}
+	srv := httptest.NewServer(http.HandlerFunc(tap.serve))
+	t.Cleanup(srv.Close)
+	return tap, srv.URL
+}
+
+func (tap *ragflowTap) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/api/v1/chat/completions" {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		tap.mu.Lock()
+		tap.prompts = append(tap.prompts, string(body))
+		tap.mu.Unlock()
+		if fn := tap.during.Swap(nil); fn != nil {
+			(*fn)()
+		}
+	}
+	httputil.NewSingleHostReverseProxy(tap.upstream.Load()).ServeHTTP(w, r)
+}
+
+// completions is how many completion requests the tap has seen.
+func (tap *ragflowTap) completions() int {
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	return len(tap.prompts)
+}
+
+// lastPrompt is the body of the latest completion request.
+func (tap *ragflowTap) lastPrompt() string {
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	if len(tap.prompts) == 0 {
+		return ""
+	}
+	return tap.prompts[len(tap.prompts)-1]
+}
+
+func startTappedGate(t *testing.T, sessions string) (*gate, *ragflowTap) {
+	tap, tapURL := newRAGFlowTap(t)
+	g := startGate(t, gateOptions{ragflowURL: tapURL, extraOptions: "sessions {\n" + sessions + "\n}"})
+	u, _ := url.Parse(g.ragURL)
+	tap.upstream.Store(u)
+	return g, tap
+}
+
+// TestDuplicateSessionTokenHeaders: two X-Session-Token headers are
+// refused like two Authorization headers, whichever copy is right.
+func TestDuplicateSessionTokenHeaders(t *testing.T) {
+	g := startGate(t, gateOptions{})
+	tok := agentToken(t, "kunora-coding-agent")
+	id, sessionToken := createSession(t, g, bearer(tok))
+	for _, pair := range [][2]string{{sessionToken, "forged"}, {"forged", sessionToken}, {sessionToken, sessionToken}} {
+		req, _ := http.NewRequest(http.MethodPost, g.url+"/answer/sessions/"+id+"/turns", strings.NewReader(`{"question":"agent memory"}`))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Add("X-Session-Token", pair[0])
+		req.Header.Add("X-Session-Token", pair[1])
+		r := g.do(req)
+		if r.Status != 401 || r.errorCode(t) != "unauthorized" {
+			t.Fatalf("two X-Session-Token headers: %d %s", r.Status, r.Body)
+		}
+		if strings.Contains(string(r.Body), sessionToken) {
+			t.Fatal("the refusal echoes the session token")
+		}
+	}
+	if r := g.post("/answer/sessions/"+id+"/turns", withSession(bearer(tok), sessionToken), `{"question":"agent memory"}`); r.Status != 200 {
+		t.Fatalf("one X-Session-Token header: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestAnonymousSessionFlood is the reported attack: anonymous creates
+// under a 1 MiB bound used to evict a signed-in caller's session. Now the
+// flood ends in 429 rate_limited, before any RAGFlow call, and the victim's
+// session keeps working.
+func TestAnonymousSessionFlood(t *testing.T) {
+	g, tap := startTappedGate(t, "max_memory 1MiB\nanonymous_memory 1MiB\nanonymous_sessions 1000000")
+	coding := bearer(agentToken(t, "kunora-coding-agent"))
+	id, token := createSession(t, g, coding)
+
+	refused := 0
+	for i := 0; i < 6000 && refused == 0; i++ {
+		r := g.post("/answer/sessions", nil, `{}`)
+		switch {
+		case r.Status == 429 && r.errorCode(t) == "rate_limited":
+			refused = i
+		case r.Status != 200:
+			t.Fatalf("anonymous create %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("6000 anonymous sessions were accepted under a 1 MiB budget")
+	}
+	prompts := tap.completions()
+	r := g.post("/answer/sessions", nil, `{"question":"How do I configure agent memory?"}`)
+	if r.Status != 429 || tap.completions() != prompts {
+		t.Fatalf("an anonymous create with a question past the budget: %d %s (%d completions)", r.Status, r.Body, tap.completions()-prompts)
+	}
+	if r := g.post("/answer/sessions/"+id+"/turns", withSession(coding, token), `{"question":"How do I configure agent memory?"}`); r.Status != 200 {
+		t.Fatalf("the agent's session after %d anonymous creates: %d %s", refused, r.Status, r.Body)
+	}
+	if r := g.post("/answer/sessions", coding, `{}`); r.Status != 200 {
+		t.Fatalf("an agent create while the anonymous budget is full: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestSessionEvictedDuringItsTurn: the session is evicted while RAGFlow is
+// generating its turn's answer. The owner is told session_expired (410),
+// not a 500 after the answer was made.
+func TestSessionEvictedDuringItsTurn(t *testing.T) {
+	g, tap := startTappedGate(t, "max_memory 1MiB")
+	coding := bearer(agentToken(t, "kunora-coding-agent"))
+	id, token := createSession(t, g, coding)
+	evict := func() {
+		// Other agents' sessions fill the 1 MiB store; the victim is the
+		// oldest entry, so it goes first.
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				other := bearer(agentToken(t, []string{"kunora-coding-agent", "docs-maintainer-agent"}[w%2]))
+				for range 1500 {
+					g.post("/answer/sessions", other, `{}`)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	tap.during.Store(&evict)
+	r := g.post("/answer/sessions/"+id+"/turns", withSession(coding, token), `{"question":"How do I configure agent memory?"}`)
+	if r.Status != 410 || r.errorCode(t) != "session_expired" {
+		t.Fatalf("a turn whose session was evicted while it was answered: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestTrimmedTurnsCitationSummary: with max_turns 1, the second turn trims
+// the first. Its citations come back as citationSummary, and generation of
+// the follow-up is told which pages they were.
+func TestTrimmedTurnsCitationSummary(t *testing.T) {
+	g, tap := startTappedGate(t, "max_turns 1")
+	coding := bearer(agentToken(t, "kunora-coding-agent"))
+	r := g.post("/answer/sessions", coding, `{"question":"How do I use Redis as the agent memory store?"}`)
+	created := r.json(t)
+	first := created["firstAnswer"].(map[string]any)
+	cited := first["citations"].([]any)
+	if r.Status != 200 || len(cited) == 0 {
+		t.Fatalf("first answer without citations: %d %s", r.Status, r.Body)
+	}
+	if _, ok := first["citationSummary"]; ok {
+		t.Errorf("a first answer has a citation summary: %s", r.Body)
+	}
+	id, token := created["sessionId"].(string), created["sessionToken"].(string)
+	turn := func(q string) map[string]any {
+		r := g.post("/answer/sessions/"+id+"/turns", withSession(coding, token), `{"question":"`+q+`"}`)
+		if r.Status != 200 {
+			t.Fatalf("turn %q: %d %s", q, r.Status, r.Body)
+		}
+		return r.json(t)
+	}
+	second := turn("How do I configure agent memory?")
+	summary, _ := second["citationSummary"].([]any)
+	if len(summary) == 0 {
+		t.Fatalf("the second turn trimmed the first but returned no citationSummary: %v", second)
+	}
+	if !sameChunks(summary, cited) {
+		t.Errorf("citationSummary %v is not the trimmed turn's citations %v", summary, cited)
+	}
+	turn("And what does it cost?")
+	prompt := tap.lastPrompt()
+	for _, c := range cited {
+		path := c.(map[string]any)["path"].(string)
+		if !strings.Contains(prompt, "Earlier in this conversation") || !strings.Contains(prompt, path) {
+			t.Fatalf("generation of a follow-up was not told the trimmed turn cited %s:\n%s", path, prompt)
+		}
+	}
+}
+
+func sameChunks(a, b []any) bool {
+	ids := map[any]bool{}
+	for _, c := range b {
+		ids[c.(map[string]any)["chunkId"]] = true
+	}
+	for _, c := range a {
+		if !ids[c.(map[string]any)["chunkId"]] {
+			return false
+		}
+	}
+	return len(a) > 0
+}
