@@ -49,6 +49,9 @@ func (l *Logger) fields(r *Record) []zap.Field {
 		zap.Int("dropped", r.Dropped),
 		zap.Duration("duration", l.now().Sub(r.Start)),
 	}
+	if r.KeyID != "" {
+		fs = append(fs, zap.String("key_id", r.KeyID))
+	}
 	if r.Purpose != "" {
 		fs = append(fs, zap.String("purpose", r.Purpose))
 	}

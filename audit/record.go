@@ -24,6 +24,7 @@ type Record struct {
 	CallerType      string
 	CallerID        string
 	Credential      string
+	KeyID           string // the API key's public prefix (credential api_key); never the key
 	Purpose         string
 	Endpoint        string
 	Tool            string

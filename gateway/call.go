@@ -77,7 +77,7 @@ func (g *Gateway) admit(r *http.Request, reqID, pathID string, rt route, rec *au
 	if err != nil {
 		return nil, err
 	}
-	rec.CallerType, rec.CallerID, rec.Credential = p.Type, p.ID, p.Credential
+	rec.CallerType, rec.CallerID, rec.Credential, rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
 	req, err := rt.decode(body)
 	if err != nil {
 		return nil, err

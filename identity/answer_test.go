@@ -37,10 +37,7 @@ func humanToken(t *testing.T, change func(c jwt.MapClaims)) string {
 }
 
 func TestAuthenticateAnswer(t *testing.T) {
-	store, err := OpenKeyStore(filepath.Join(t.TempDir(), "keys.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := openTestStore(t, filepath.Join(t.TempDir(), "keys.json"))
 	apiKey, _, err := store.Create("agent-docs-bot", "", 0)
 	if err != nil {
 		t.Fatal(err)

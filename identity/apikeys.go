@@ -45,6 +45,9 @@ type KeyRecord struct {
 	CreatedAt time.Time  `json:"createdAt"`
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 	Revoked   bool       `json:"revoked"`
+	// LastUsedAt is when a gate last accepted the key (nil: never), filled
+	// by List from the usage file; it is never written to the key file.
+	LastUsedAt *time.Time `json:"-"`
 }
 
 // expired reports whether the key is past its expiry at now.
@@ -71,6 +74,8 @@ type KeyStore struct {
 	loadErr  error       // why the file cannot be used now; nil when it can
 	broken   os.FileInfo // the unparseable file version behind loadErr, if it was read
 	lastStat time.Time   // wall clock of the last stat, for throttling
+
+	usage *keyUsage // last-used times, kept beside the key file
 }
 
 // KeyStoreOption configures OpenKeyStore.
@@ -94,7 +99,7 @@ func OpenKeyStore(path string, opts ...KeyStoreOption) (*KeyStore, error) {
 	if path == "" {
 		return nil, errors.New("api key file path is empty")
 	}
-	s := &KeyStore{path: path, now: time.Now, logger: zap.NewNop()}
+	s := &KeyStore{path: path, now: time.Now, logger: zap.NewNop(), usage: newKeyUsage(path)}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -154,12 +159,20 @@ func (s *KeyStore) Revoke(prefix string) error {
 	return s.save(records)
 }
 
-// List returns all keys, oldest first, as the file holds them now.
+// List returns all keys, oldest first, as the file holds them now, each
+// with the last time a gate accepted it (to within usageFlushPeriod for
+// uses by another process).
 func (s *KeyStore) List() []KeyRecord {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.refresh(true) // not a hot path: always current
 	out := slices.Clone(s.records)
+	s.mu.Unlock()
+	used := s.usage.times()
+	for i := range out {
+		if t, ok := used[out[i].Prefix]; ok {
+			out[i].LastUsedAt = &t
+		}
+	}
 	slices.SortStableFunc(out, func(a, b KeyRecord) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out
 }
@@ -195,6 +208,7 @@ func (s *KeyStore) lookupAt(plaintext string, now time.Time) (KeyRecord, error) 
 	case rec.expired(now):
 		return KeyRecord{}, unauthorized(msgAPIKeyExpired)
 	}
+	s.usage.used(rec.Prefix, now)
 	return rec, nil
 }
 

@@ -18,6 +18,7 @@ func openTestStore(t *testing.T, path string) *KeyStore {
 	if err != nil {
 		t.Fatalf("OpenKeyStore: %v", err)
 	}
+	t.Cleanup(s.usage.wait) // runs before t.TempDir's removal
 	return s
 }
 
@@ -191,6 +192,7 @@ func TestAPIKeyFileBrokenByHandEditFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("OpenKeyStore: %v", err)
 	}
+	t.Cleanup(server.usage.wait)
 	lookup := func() error {
 		server.mu.Lock()
 		server.lastStat = time.Time{} // the once-per-second stat period has passed

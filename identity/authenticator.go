@@ -139,7 +139,7 @@ func (a *Authenticator) authenticateAPIKey(key string) (Principal, error) {
 	if err != nil {
 		return Principal{}, err
 	}
-	return Principal{Type: TypeAgent, ID: rec.Agent, Credential: CredentialAPIKey}, nil
+	return Principal{Type: TypeAgent, ID: rec.Agent, Credential: CredentialAPIKey, KeyID: rec.Prefix}, nil
 }
 
 // SingleHeader returns the one value of credential header name, trimmed.

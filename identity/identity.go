@@ -33,6 +33,9 @@ type Principal struct {
 	Roles      []string `json:"roles,omitempty"` // humans only, from the configured roles claim
 	Credential string   `json:"credential"`      // CredentialJWT | CredentialAPIKey | CredentialSSO | CredentialAnonymous
 	Anonymous  bool     `json:"anonymous"`
+	// KeyID is the public prefix of the API key used (CredentialAPIKey
+	// only), so audit records say which of an agent's keys made a call.
+	KeyID string `json:"keyId,omitempty"`
 }
 
 // anonymousHuman is who calls /answer/* without a credential in public-read.

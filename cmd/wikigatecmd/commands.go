@@ -147,7 +147,7 @@ func keyListCommand() *cobra.Command {
 	var file string
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "Lists API keys (prefix, agent, label, expiry, revoked); never the keys",
+		Short: "Lists API keys (prefix, agent, label, expiry, revoked, last used); never the keys",
 		RunE: func(*cobra.Command, []string) error {
 			store, err := openStore(file)
 			if err != nil {
@@ -158,7 +158,11 @@ func keyListCommand() *cobra.Command {
 				if r.ExpiresAt != nil {
 					exp = r.ExpiresAt.Format(time.RFC3339)
 				}
-				fmt.Printf("%s\tagent=%s\tlabel=%q\texpires=%s\trevoked=%v\n", r.Prefix, r.Agent, r.Label, exp, r.Revoked)
+				used := "never"
+				if r.LastUsedAt != nil {
+					used = r.LastUsedAt.UTC().Format(time.RFC3339)
+				}
+				fmt.Printf("%s\tagent=%s\tlabel=%q\texpires=%s\trevoked=%v\tlast_used=%s\n", r.Prefix, r.Agent, r.Label, exp, r.Revoked, used)
 			}
 			return nil
 		},
