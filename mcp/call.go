@@ -1,0 +1,84 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// toolHandler runs one tools/call through the gate. A denial or backend
+// failure is a tool result with isError, not a JSON-RPC error, so the model
+// sees the protocol code and can change its call (issue 14 §5).
+func (h *Handler) toolHandler(name string) mcpsdk.ToolHandler {
+	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+		ex := h.exchanges.of(req)
+		if ex == nil {
+			return nil, errNoExchange
+		}
+		meta := CallMeta{SessionID: req.Session.ID(), HTTP: ex.r, Progress: progress(ctx, req)}
+		if ex.msg != nil {
+			meta.RequestID = string(ex.msg.ID)
+		}
+		if ip := req.Session.InitializeParams(); ip != nil {
+			meta.Revision = ip.ProtocolVersion
+		}
+		out, err := h.gate.Call(ctx, ex.caller.Principal, name, arguments(req.Params.Arguments), meta)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		return h.render(name, out)
+	}
+}
+
+// arguments gives the gate the JSON object it decodes strictly; a call
+// without arguments is an empty body, which the gate refuses with the field
+// it misses.
+func arguments(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// progress reports stages to the client when it asked for progress (sent
+// a progress token); otherwise the gate gets nil and skips the work.
+func progress(ctx context.Context, req *mcpsdk.CallToolRequest) func(done, total float64, message string) {
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	return func(done, total float64, message string) {
+		_ = req.Session.NotifyProgress(ctx, &mcpsdk.ProgressNotificationParams{
+			ProgressToken: token, Progress: done, Total: total, Message: message,
+		})
+	}
+}
+
+// toolError is the structuredContent of an isError result.
+type toolError struct {
+	Error struct {
+		Code    protocol.Code `json:"code"`
+		Message string        `json:"message"`
+	} `json:"error"`
+}
+
+func errorResult(err error) *mcpsdk.CallToolResult {
+	pe := protocol.AsError(err)
+	var te toolError
+	te.Error.Code, te.Error.Message = pe.Code, pe.Message
+	return &mcpsdk.CallToolResult{
+		IsError:           true,
+		StructuredContent: te,
+		Content:           []mcpsdk.Content{&mcpsdk.TextContent{Text: string(pe.Code) + ": " + pe.Message}},
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,204 @@
+package mcp
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// JSON-RPC error codes this package answers with before the SDK sees a
+// message. headerMismatch is the SDK's (and SEP-2243's) code, so clients
+// see the same code whichever layer refused.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeInternal       = -32603
+	codeHeaderMismatch = -32020
+	codeUnauthorized   = -32001
+	codeForbidden      = -32003
+)
+
+// Header names of the Streamable HTTP transport.
+const (
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerSessionID       = "Mcp-Session-Id"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+)
+
+// revisionStateless is the first revision without sessions (SEP-2575).
+const revisionStateless = "2026-07-28"
+
+// metaProtocolVersion is the _meta key a stateless request names its
+// revision with.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// message is the one JSON-RPC message of a POST, as far as routing and the
+// header checks need it.
+type message struct {
+	Method      string
+	ID          jsontext.Value // nil for notifications and responses
+	Name        string         // params.name (tools/call, prompts/get) or params.uri (resources/read)
+	MetaVersion string         // params._meta protocol version (stateless requests)
+}
+
+// envelope is a JSON-RPC 2.0 message; unknown members are refused so that
+// no member can mean one thing here and another to the SDK's decoder.
+type envelope struct {
+	JSONRPC string         `json:"jsonrpc"`
+	ID      jsontext.Value `json:"id,omitzero"`
+	Method  *string        `json:"method,omitzero"`
+	Params  jsontext.Value `json:"params,omitzero"`
+	Result  jsontext.Value `json:"result,omitzero"`
+	Error   jsontext.Value `json:"error,omitzero"`
+}
+
+// refusal is an HTTP answer given before the SDK or the gate is involved.
+type refusal struct {
+	status  int
+	code    int
+	message string
+	id      jsontext.Value
+}
+
+func refuse(status, code int, msg string) *refusal {
+	return &refusal{status: status, code: code, message: msg}
+}
+
+// readMessage reads and checks the body of a POST: JSON, one message (the
+// SDK would still take a batch from a client that names no revision), a
+// JSON-RPC 2.0 shape, no duplicate or look-alike members, and Mcp-Method /
+// Mcp-Name headers that say what the body says. The body is put back for
+// the SDK.
+func readMessage(r *http.Request, limit int64) (*message, *refusal) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, refuse(http.StatusUnsupportedMediaType, codeInvalidRequest, "Content-Type must be application/json")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, refuse(http.StatusRequestEntityTooLarge, codeInvalidRequest, "message is too large")
+		}
+		return nil, refuse(http.StatusBadRequest, codeParseError, "cannot read the body")
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	msg, ref := parseMessage(body)
+	if ref != nil {
+		return nil, ref
+	}
+	if ref := checkHeaders(r.Header, msg); ref != nil {
+		ref.id = msg.ID
+		return nil, ref
+	}
+	return msg, nil
+}
+
+func parseMessage(body []byte) (*message, *refusal) {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return nil, refuse(http.StatusBadRequest, codeInvalidRequest, "JSON-RPC batches are not accepted: send one message per request")
+	}
+	var env envelope
+	if err := json.Unmarshal(body, &env, json.RejectUnknownMembers(true)); err != nil {
+		return nil, refuse(http.StatusBadRequest, codeParseError, "body is not one JSON-RPC message")
+	}
+	if env.JSONRPC != "2.0" {
+		return nil, refuse(http.StatusBadRequest, codeInvalidRequest, `jsonrpc must be "2.0"`)
+	}
+	msg := &message{ID: env.ID}
+	if env.Method == nil {
+		if env.ID == nil || (env.Result == nil) == (env.Error == nil) {
+			return nil, refuse(http.StatusBadRequest, codeInvalidRequest, "message is neither a request, a notification nor a response")
+		}
+		return msg, nil
+	}
+	msg.Method = *env.Method
+	if msg.Method == "" {
+		return nil, refuse(http.StatusBadRequest, codeInvalidRequest, "method must not be empty")
+	}
+	if env.Params != nil {
+		if err := readParams(env.Params, msg); err != nil {
+			return nil, refuse(http.StatusBadRequest, codeInvalidRequest, err.Error())
+		}
+	}
+	return msg, nil
+}
+
+// params holds the members of params that routing reads. Members whose
+// names differ from these only in case are refused: a decoder that matches
+// names case-insensitively would read them instead.
+type params struct {
+	Name *string                   `json:"name"`
+	URI  *string                   `json:"uri"`
+	Meta map[string]jsontext.Value `json:"_meta"`
+}
+
+func readParams(raw jsontext.Value, msg *message) error {
+	var members map[string]jsontext.Value
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return errors.New("params must be an object without duplicate members")
+	}
+	for k := range members {
+		for _, want := range [...]string{"name", "uri", "_meta"} {
+			if k != want && strings.EqualFold(k, want) {
+				return errors.New("params has a member named like " + want)
+			}
+		}
+	}
+	var p params
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return errors.New("params.name, params.uri or params._meta has the wrong type")
+	}
+	switch {
+	case msg.Method == "resources/read" && p.URI != nil:
+		msg.Name = *p.URI
+	case msg.Method != "resources/read" && p.Name != nil:
+		msg.Name = *p.Name
+	}
+	if v, ok := p.Meta[metaProtocolVersion]; ok {
+		if err := json.Unmarshal(v, &msg.MetaVersion); err != nil {
+			return errors.New("params._meta protocol version must be a string")
+		}
+	}
+	return nil
+}
+
+// namedMethods are the methods whose target travels in Mcp-Name.
+var namedMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+// checkHeaders refuses Mcp-Method and Mcp-Name headers that disagree with
+// the body, on every revision: an intermediary that routes or authorizes on
+// the headers must see what the gate will execute. (The SDK checks them only
+// when the request names 2026-07-28; it also requires them there.)
+func checkHeaders(h http.Header, msg *message) *refusal {
+	if ref := checkHeader(h, headerMethod, msg.Method, msg.Method != ""); ref != nil {
+		return ref
+	}
+	return checkHeader(h, headerName, msg.Name, namedMethods[msg.Method])
+}
+
+func checkHeader(h http.Header, name, body string, applies bool) *refusal {
+	values := h.Values(name)
+	switch {
+	case len(values) == 0:
+		return nil
+	case len(values) > 1:
+		return refuse(http.StatusBadRequest, codeHeaderMismatch, name+" header is repeated")
+	case !applies || values[0] != body:
+		return refuse(http.StatusBadRequest, codeHeaderMismatch, name+" header does not match the body")
+	}
+	return nil
+}
+
+// stateless reports whether the message follows the 2026-07-28 revision:
+// it says so in its protocol version header or in params._meta.
+func (m *message) stateless(h http.Header) bool {
+	return h.Get(headerProtocolVersion) >= revisionStateless || m.MetaVersion != ""
+}

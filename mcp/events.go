@@ -1,0 +1,32 @@
+package mcp
+
+import "github.com/wikigate/wikigate/identity"
+
+// Session events the gate audits (issue 14 §8): tool calls are audited by
+// Gate.Call itself, but opening a session and refusing one happen here.
+const (
+	EventSessionOpened  = "mcp_session_opened"
+	EventSessionRefused = "mcp_session_refused"
+	EventSessionClosed  = "mcp_session_closed"
+)
+
+// SessionEvent is one session lifecycle fact.
+type SessionEvent struct {
+	Kind      string
+	Caller    identity.Principal
+	SessionID string // never a refused request's guess when the session is unknown
+	Revision  string
+	Reason    string
+}
+
+// SessionAuditor is implemented by a Gate that records session events.
+// It is optional so a Gate can start without it; it must not block.
+type SessionAuditor interface {
+	SessionEvent(ev SessionEvent)
+}
+
+func (h *Handler) event(ev SessionEvent) {
+	if a, ok := h.gate.(SessionAuditor); ok {
+		a.SessionEvent(ev)
+	}
+}

@@ -1,0 +1,179 @@
+package mcp
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Handler is the MCP endpoint (Streamable HTTP) and the OAuth protected
+// resource metadata that goes with it.
+//
+// Every POST is checked (one JSON-RPC message, headers agree with the body)
+// and authenticated before the SDK sees it. Then a 2026-07-28 request goes
+// to the SDK's stateless handler, and anything else to its session handler
+// after the session is bound to the caller. The SDK cannot serve both from
+// one handler: a stateless handler ignores sessions, a stateful one refuses
+// the 2026-07-28 revision.
+type Handler struct {
+	cfg       Config
+	gate      Gate
+	origins   originPolicy
+	log       *slog.Logger
+	shared    *mcpsdk.Server // stateless requests; sessions have their own
+	stateless http.Handler
+	stateful  http.Handler
+	sessions  *sessionTable
+	exchanges exchanges
+}
+
+// New builds the handler. cfg is completed with its defaults and checked.
+func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if gate == nil {
+		return nil, fmt.Errorf("mcp: no gate")
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{cfg: cfg, gate: gate, origins: newOriginPolicy(cfg.AllowedOrigins), log: log,
+		sessions: newSessionTable(cfg.MaxSessionsPerCaller)}
+	h.shared = h.newServer(nil)
+	h.stateless = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
+		Stateless: true, Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, PropagateRequestCancellation: true,
+	})
+	h.stateful = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
+		Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, SessionTimeout: cfg.SessionIdleTimeout,
+	})
+	return h, nil
+}
+
+// Config is the configuration in effect (defaults applied).
+func (h *Handler) Config() Config { return h.cfg }
+
+// getServer is the SDK's server lookup: a session being initialized gets
+// its own Server, everything else the shared one.
+func (h *Handler) getServer(r *http.Request) *mcpsdk.Server {
+	if ex := exchangeOf(r); ex != nil && ex.created {
+		return ex.session.server
+	}
+	return h.shared
+}
+
+// ServeHTTP serves the MCP endpoint.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.origins.allows(r) {
+		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden, "origin is not allowed"), nil)
+		return
+	}
+	r.Header.Del(headerExchange)
+	switch r.Method {
+	case http.MethodPost:
+		h.servePOST(w, r)
+	case http.MethodGet, http.MethodDelete:
+		h.serveSession(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeRefusal(w, refuse(http.StatusMethodNotAllowed, codeInvalidRequest, "use POST (GET and DELETE address a session)"), nil)
+	}
+}
+
+// servePOST serves one client message.
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	msg, ref := readMessage(r, h.cfg.MaxBodyBytes)
+	if ref != nil {
+		writeRefusal(w, ref, nil)
+		return
+	}
+	c, ok := h.authenticate(w, r, &refusal{id: msg.ID})
+	if !ok {
+		return
+	}
+	ex := &exchange{caller: c, msg: msg, r: r}
+	if msg.stateless(r.Header) {
+		h.serve(h.stateless, w, r, ex)
+		return
+	}
+	if ex.session, ref = h.sessionFor(r, msg, c); ref != nil {
+		ref.id = msg.ID
+		writeRefusal(w, ref, refusalData(ref))
+		return
+	}
+	ex.created = r.Header.Get(headerSessionID) == ""
+	h.serve(h.stateful, w, r, ex)
+	if ex.created {
+		h.adopt(ex.session)
+	}
+}
+
+// sessionFor binds a 2025-* message to its session, or opens one for an
+// initialize. Any other message without a session is refused (the
+// transport's rule for servers that use sessions).
+func (h *Handler) sessionFor(r *http.Request, msg *message, c Caller) (*session, *refusal) {
+	if id := r.Header.Get(headerSessionID); id != "" {
+		return h.bind(id, c)
+	}
+	if msg.Method != "initialize" {
+		return nil, refuse(http.StatusBadRequest, codeInvalidRequest,
+			"Mcp-Session-Id is required: initialize first, or use protocol revision "+revisionStateless)
+	}
+	return h.open(c, r)
+}
+
+// serveSession serves GET (the session's server-to-client stream) and
+// DELETE (end the session): both act on a session, so both need its owner.
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
+	c, ok := h.authenticate(w, r, &refusal{})
+	if !ok {
+		return
+	}
+	ex := &exchange{caller: c, r: r}
+	if id := r.Header.Get(headerSessionID); id != "" {
+		var ref *refusal
+		if ex.session, ref = h.bind(id, c); ref != nil {
+			writeRefusal(w, ref, refusalData(ref))
+			return
+		}
+	}
+	h.serve(h.stateful, w, r, ex) // without a session the SDK refuses (405 when stateless, 400 otherwise)
+}
+
+// serve hands an admitted request to one of the SDK handlers.
+func (h *Handler) serve(sdk http.Handler, w http.ResponseWriter, r *http.Request, ex *exchange) {
+	r, release := h.exchanges.open(r, ex)
+	defer release()
+	sdk.ServeHTTP(w, r)
+}
+
+// refusalData names the protocol code of a session refusal, so an agent
+// can tell "start again" from "not yours".
+func refusalData(ref *refusal) *errorData {
+	switch ref.status {
+	case http.StatusForbidden:
+		return &errorData{Code: "session_forbidden"}
+	case http.StatusNotFound:
+		return &errorData{Code: "session_expired"}
+	case http.StatusTooManyRequests:
+		return &errorData{Code: "rate_limited"}
+	}
+	return nil
+}
+
+// Close ends every open session (the gate is shutting down or reloading
+// its configuration); their clients will initialize again.
+func (h *Handler) Close() {
+	for _, s := range h.sessions.all() {
+		if _, ss := s.snapshot(); ss != nil {
+			_ = ss.Close()
+		}
+		h.sessions.remove(s)
+	}
+}
+
+// Sessions is the number of open sessions (for metrics).
+func (h *Handler) Sessions() int { return h.sessions.len() }

@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// originPattern is one entry of the allow-list: an exact origin, or any port
+// of a scheme and host (scheme://host:*), which local development needs
+// because editors and inspectors pick their ports at random.
+type originPattern struct {
+	scheme, host, port string // port "*" matches any port, "" only none
+}
+
+func parseOriginPattern(s string) (originPattern, error) {
+	anyPort := strings.HasSuffix(s, ":*")
+	u, err := url.Parse(strings.TrimSuffix(s, ":*"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return originPattern{}, fmt.Errorf("mcp allowed origin %q must be scheme://host[:port] or scheme://host:*", s)
+	}
+	p := originPattern{scheme: u.Scheme, host: strings.ToLower(u.Hostname()), port: u.Port()}
+	if anyPort {
+		if p.port != "" {
+			return originPattern{}, fmt.Errorf("mcp allowed origin %q has two ports", s)
+		}
+		p.port = "*"
+	}
+	return p, nil
+}
+
+func (p originPattern) matches(o *url.URL) bool {
+	return o.Scheme == p.scheme && strings.ToLower(o.Hostname()) == p.host &&
+		(p.port == "*" || o.Port() == p.port)
+}
+
+// originPolicy decides the Origin header. Browsers always send it on a
+// cross-site fetch, so refusing unknown origins stops a web page (including
+// one reached by DNS rebinding) from driving a local or intranet gate with
+// the user's network position.
+type originPolicy []originPattern
+
+func newOriginPolicy(list []string) originPolicy {
+	var pol originPolicy
+	for _, s := range list {
+		if p, err := parseOriginPattern(s); err == nil { // Validate reported errors
+			pol = append(pol, p)
+		}
+	}
+	return pol
+}
+
+func (pol originPolicy) allows(r *http.Request) bool {
+	values := r.Header.Values("Origin")
+	if len(values) == 0 {
+		return true
+	}
+	if len(values) > 1 {
+		return false
+	}
+	o, err := url.Parse(values[0])
+	if err != nil || o.Host == "" {
+		return false // includes the opaque "null" origin
+	}
+	for _, p := range pol {
+		if p.matches(o) {
+			return true
+		}
+	}
+	return false
+}

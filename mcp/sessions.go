@@ -1,0 +1,193 @@
+package mcp
+
+import (
+	"crypto/rand"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wikigate/wikigate/identity"
+)
+
+// session is one MCP session of the 2025-* revisions, bound to the identity
+// that initialized it (issue 14 §3). The SDK owns the protocol state; this
+// is the gate's view: who owns it, its own Server (so a tools/list_changed
+// notification reaches this session only), and when it must die.
+type session struct {
+	id     string
+	owner  string // identityKey of the initializing caller
+	quota  string // what MaxSessionsPerCaller counts against
+	server *mcpsdk.Server
+
+	mu     sync.Mutex
+	caller Caller
+	listed []string // tools last listed to this session
+	ss     *mcpsdk.ServerSession
+	expiry *time.Timer
+}
+
+// identityKey is what a session is bound to. Anonymous public readers are
+// one identity, as on the HTTP session routes: an anonymous session
+// answers anonymous callers only.
+func identityKey(p identity.Principal) string {
+	if p.Anonymous {
+		return "anonymous"
+	}
+	return p.Type + ":" + p.ID
+}
+
+// quotaKey counts anonymous callers per remote address, so one anonymous
+// client cannot use up the sessions of every anonymous reader.
+func quotaKey(p identity.Principal, r *http.Request) string {
+	if !p.Anonymous {
+		return identityKey(p)
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "anonymous@" + host
+}
+
+// renew records the credential of the latest request and re-arms the
+// expiry: a session lives as long as the credential its owner last
+// presented is accepted.
+func (s *session) renew(c Caller) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.caller = c
+	if s.expiry != nil {
+		s.expiry.Stop()
+		s.expiry = nil
+	}
+	if s.ss != nil && !c.Expires.IsZero() {
+		ss := s.ss
+		s.expiry = time.AfterFunc(time.Until(c.Expires), func() { _ = ss.Close() })
+	}
+}
+
+func (s *session) setListed(names []string) (changed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed = !slices.Equal(s.listed, names)
+	s.listed = names
+	return changed
+}
+
+func (s *session) snapshot() (Caller, *mcpsdk.ServerSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caller, s.ss
+}
+
+// sessionTable is the gate's index of open sessions.
+type sessionTable struct {
+	mu    sync.Mutex
+	byID  map[string]*session
+	count map[string]int
+	max   int
+}
+
+func newSessionTable(max int) *sessionTable {
+	return &sessionTable{byID: map[string]*session{}, count: map[string]int{}, max: max}
+}
+
+// reserve admits a new session unless its caller is at the cap.
+func (t *sessionTable) reserve(s *session) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.count[s.quota] >= t.max {
+		return false
+	}
+	t.count[s.quota]++
+	t.byID[s.id] = s
+	return true
+}
+
+func (t *sessionTable) get(id string) *session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byID[id]
+}
+
+func (t *sessionTable) remove(s *session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byID[s.id] != s {
+		return
+	}
+	delete(t.byID, s.id)
+	if t.count[s.quota]--; t.count[s.quota] <= 0 {
+		delete(t.count, s.quota)
+	}
+}
+
+func (t *sessionTable) all() []*session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*session, 0, len(t.byID))
+	for _, s := range t.byID {
+		out = append(out, s)
+	}
+	return out
+}
+
+func (t *sessionTable) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.byID)
+}
+
+// open reserves a session for an initialize from c.
+func (h *Handler) open(c Caller, r *http.Request) (*session, *refusal) {
+	s := &session{id: rand.Text(), owner: identityKey(c.Principal), quota: quotaKey(c.Principal, r), caller: c}
+	s.server = h.newServer(s)
+	if !h.sessions.reserve(s) {
+		h.event(SessionEvent{Kind: EventSessionRefused, Caller: c.Principal, Reason: "too many sessions"})
+		return nil, refuse(http.StatusTooManyRequests, codeInvalidRequest,
+			"too many open MCP sessions for this caller: end one (DELETE) or let one idle out")
+	}
+	return s, nil
+}
+
+// adopt runs after the SDK served the initialize: a session the SDK kept
+// gets its expiry and is forgotten when it closes (idle timeout, DELETE,
+// expiry, Refresh); one it did not keep is released at once.
+func (h *Handler) adopt(s *session) {
+	var ss *mcpsdk.ServerSession
+	for x := range s.server.Sessions() {
+		ss = x
+	}
+	if ss == nil || ss.InitializeParams() == nil {
+		h.sessions.remove(s)
+		return
+	}
+	s.mu.Lock()
+	s.ss = ss
+	c := s.caller
+	s.mu.Unlock()
+	s.renew(c)
+	h.event(SessionEvent{Kind: EventSessionOpened, Caller: c.Principal, SessionID: s.id, Revision: ss.InitializeParams().ProtocolVersion})
+	go func() {
+		_ = ss.Wait()
+		s.renew(Caller{}) // stops the expiry timer
+		h.sessions.remove(s)
+	}()
+}
+
+// bind checks that the request on session id comes from its owner.
+func (h *Handler) bind(id string, c Caller) (*session, *refusal) {
+	s := h.sessions.get(id)
+	if s == nil {
+		return nil, refuse(http.StatusNotFound, codeInvalidRequest, "session not found: initialize a new one")
+	}
+	if s.owner != identityKey(c.Principal) {
+		h.event(SessionEvent{Kind: EventSessionRefused, Caller: c.Principal, SessionID: id, Reason: "another identity"})
+		return nil, refuse(http.StatusForbidden, codeForbidden, "this session belongs to another identity")
+	}
+	s.renew(c)
+	return s, nil
+}
