@@ -2,7 +2,10 @@ package identity
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -207,4 +210,58 @@ func jwkKey(jwk jwkset.JWK) (staticKey, bool) {
 		algs = intersect(algs, []string{pinned})
 	}
 	return staticKey{key: key, algorithms: algs}, len(algs) > 0
+}
+
+// jwksProbeMaxBytes caps a JWKS read by the health probe; real sets are a
+// few KiB.
+const jwksProbeMaxBytes = 1 << 20
+
+// errNoUsableKeys: the JWKS answered, but with no key the gate can verify
+// tokens with (an empty set, or only symmetric keys).
+var errNoUsableKeys = errors.New("jwks has no usable key")
+
+// JWKSChecks returns a health check for each configured JWKS source, by
+// verifier ("agent", "human"). A JWKS outage otherwise shows only as 401s
+// to callers, so /healthz reports it as a dependency.
+func (a *Authenticator) JWKSChecks() map[string]func(context.Context) error {
+	out := map[string]func(context.Context) error{}
+	for name, v := range map[string]*verifier{"agent": a.agents, "human": a.humans} {
+		if v != nil && v.jwks != nil {
+			out[name] = v.jwks.probe
+		}
+	}
+	return out
+}
+
+// probe fetches the set now, with the verifier's own HTTP client (timeouts,
+// no downgrade on redirect), and checks that it holds a usable key. It
+// leaves the verifier's cached keys alone: a probe tells whether the source
+// serves keys, it does not change which keys verify tokens.
+func (j *lazyJWKS) probe(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, j.url, nil)
+	if err != nil {
+		return fmt.Errorf("building jwks request: %w", err)
+	}
+	resp, err := j.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("fetching jwks: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("fetching jwks: http %d", resp.StatusCode)
+	}
+	var set jwkset.JWKSMarshal
+	if err := json.NewDecoder(io.LimitReader(resp.Body, jwksProbeMaxBytes)).Decode(&set); err != nil {
+		return fmt.Errorf("decoding jwks: %w", err)
+	}
+	jwks, err := set.JWKSlice()
+	if err != nil {
+		return fmt.Errorf("reading jwks keys: %w", err)
+	}
+	for _, jwk := range jwks {
+		if _, ok := jwkKey(jwk); ok {
+			return nil
+		}
+	}
+	return errNoUsableKeys
 }
