@@ -55,6 +55,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		ragflow {
 //			url                  <url>
 //			api_key              <key>
+//			retrieval_timeout    <duration>
+//			first_byte_timeout   <duration>
+//			idle_timeout         <duration>
 //			timeout              <duration>
 //			stream               on|off
 //			page_size            <n>
@@ -200,6 +203,9 @@ func (r *RAGFlowConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "ragflow", map[string]func() error{
 		"url":                  func() error { return oneArg(d, &r.URL) },
 		"api_key":              func() error { return oneArg(d, &r.APIKey) },
+		"retrieval_timeout":    func() error { return durationArg(d, &r.RetrievalTimeout) },
+		"first_byte_timeout":   func() error { return durationArg(d, &r.FirstByteTimeout) },
+		"idle_timeout":         func() error { return durationArg(d, &r.IdleTimeout) },
 		"timeout":              func() error { return durationArg(d, &r.Timeout) },
 		"stream":               func() error { return onOff(d, &r.Stream) },
 		"page_size":            func() error { return intArg(d, &r.PageSize, 1, 100) },

@@ -61,7 +61,17 @@ type RAGFlowConfig struct {
 	URL string `json:"url,omitempty"`
 	// APIKey is a RAGFlow API key ({env.NAME} recommended).
 	APIKey string `json:"api_key,omitempty"`
-	// Timeout bounds one RAGFlow call. Default 30s.
+	// RetrievalTimeout bounds one retrieval (and the health probe).
+	// Default 5s: a stalled RAGFlow fails the call fast.
+	RetrievalTimeout caddy.Duration `json:"retrieval_timeout,omitempty"`
+	// FirstByteTimeout bounds a generation until its first byte. Default 30s.
+	FirstByteTimeout caddy.Duration `json:"first_byte_timeout,omitempty"`
+	// IdleTimeout bounds a generation's silence between stream events once
+	// it has started. Default 15s.
+	IdleTimeout caddy.Duration `json:"idle_timeout,omitempty"`
+	// Timeout, when set, also caps any one RAGFlow call in total. Default
+	// none: a generation that keeps streaming is bounded by the handler's
+	// backend_timeout only.
 	Timeout caddy.Duration `json:"timeout,omitempty"`
 	// Stream asks RAGFlow for SSE (its default) rather than one JSON body.
 	// Default true.
@@ -81,9 +91,12 @@ type RAGFlowConfig struct {
 
 func (r *RAGFlowConfig) clientConfig(repl *caddy.Replacer) ragflow.Config {
 	return ragflow.Config{
-		URL:     repl.ReplaceAll(r.URL, ""),
-		APIKey:  repl.ReplaceAll(r.APIKey, ""),
-		Timeout: time.Duration(r.Timeout),
+		URL:              repl.ReplaceAll(r.URL, ""),
+		APIKey:           repl.ReplaceAll(r.APIKey, ""),
+		RetrievalTimeout: time.Duration(r.RetrievalTimeout),
+		FirstByteTimeout: time.Duration(r.FirstByteTimeout),
+		IdleTimeout:      time.Duration(r.IdleTimeout),
+		Timeout:          time.Duration(r.Timeout),
 	}
 }
 
@@ -127,6 +140,7 @@ func (h *Handler) buildAuthenticator(repl *caddy.Replacer) (*identity.Authentica
 	if cfg.Humans, err = h.HumanJWT.identityConfig(repl); err != nil {
 		return nil, fmt.Errorf("human_jwt: %w", err)
 	}
+	h.warnDevSecret(map[string]identity.JWTConfig{"agent_jwt": cfg.Agents, "human_jwt": cfg.Humans})
 	if h.APIKeysFile != "" {
 		logger := identity.WithKeyStoreLogger(h.logger.Named("apikeys"))
 		if cfg.APIKeys, err = identity.OpenKeyStore(repl.ReplaceAll(h.APIKeysFile, ""), logger); err != nil {

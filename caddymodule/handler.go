@@ -43,7 +43,7 @@ type Handler struct {
 	DecisionTimeout caddy.Duration `json:"decision_timeout,omitempty"`
 	// BackendTimeout bounds all the backend work of one call (retrieval and
 	// generation together); each backend call is also bounded by its own
-	// timeout. Default 65s.
+	// timeouts. Default 2m.
 	BackendTimeout caddy.Duration `json:"backend_timeout,omitempty"`
 	// LogQuestions writes questions in clear in audit records. Default
 	// false: only their SHA-256 is written.

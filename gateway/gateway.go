@@ -46,9 +46,11 @@ type Observer interface {
 	Observe(rec *audit.Record)
 }
 
-// DefaultBackendTimeout leaves room for a retrieval and a generation at the
-// RAGFlow client's default 30s each.
-const DefaultBackendTimeout = 65 * time.Second
+// DefaultBackendTimeout is the safety net over a whole call. The RAGFlow
+// client bounds each phase itself (retrieval 5s; generation by time to
+// first byte and idle time between events), so this only cuts a generation
+// that keeps streaming for longer than any answer should.
+const DefaultBackendTimeout = 2 * time.Minute
 
 // Config holds the gateway's tunables; zero values take the defaults.
 type Config struct {
@@ -56,8 +58,8 @@ type Config struct {
 	MaxBodyBytes    int64         // default protocol.DefaultMaxBodyBytes
 	DecisionTimeout time.Duration // default 1s
 	// BackendTimeout bounds all the backend work of one call (an answer is a
-	// retrieval and a generation; each call is also bounded by its client's
-	// own timeout). Default DefaultBackendTimeout.
+	// retrieval and a generation; each is also bounded by its client's own
+	// timeouts). Default DefaultBackendTimeout.
 	BackendTimeout time.Duration
 	Answer         AnswerConfig
 	SearchIndex    string          // the Meilisearch index this gate searches; a decision naming another denies

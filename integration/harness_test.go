@@ -55,6 +55,9 @@ type gateOptions struct {
 	feedbackPath string // default: a fresh file per test
 	meiliExtra   string // extra meilisearch block lines
 	siteExtra    string // extra lines in the gate's site block
+	globalExtra  string // extra global options (e.g. servers { timeouts {...} })
+	ragflowExtra string // ragflow block lines; default "timeout 3s"
+	humanJWT     string // human_jwt block lines; default: the HMAC issuer
 }
 
 // startGate loads a configuration shaped like the repo's Caddyfile and stops
@@ -82,8 +85,16 @@ func startGate(t *testing.T, o gateOptions) *gate {
 	if ragUpstream == "" {
 		ragUpstream = g.ragURL
 	}
-	cfg := fmt.Sprintf(caddyfileTemplate, gatePort, o.siteExtra, g.policyDir, g.keysFile, jwtSecret, jwtSecret,
-		upstream, meiliKey, o.meiliExtra, ragUpstream, ragflowKey, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
+	ragflowExtra := o.ragflowExtra
+	if ragflowExtra == "" {
+		ragflowExtra = "timeout 3s"
+	}
+	humanJWT := o.humanJWT
+	if humanJWT == "" {
+		humanJWT = "issuer wikigate-dev-sso\n\t\t\taudience wikigate\n\t\t\thmac_secret " + jwtSecret
+	}
+	cfg := fmt.Sprintf(caddyfileTemplate, o.globalExtra, gatePort, o.siteExtra, g.policyDir, g.keysFile, jwtSecret, humanJWT,
+		upstream, meiliKey, o.meiliExtra, ragUpstream, ragflowKey, ragflowExtra, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
 	g.config = cfg
 	loadCaddyfile(t, cfg)
 	waitReady(t, g.url+"/healthz")
@@ -111,10 +122,14 @@ const caddyfileTemplate = `{
 	log {
 		output discard
 	}
+	%s
 }
 http://:%d {
 	bind 127.0.0.1
 	%s
+	handle_errors {
+		wikigate_error
+	}
 	wikigate {
 		policy_dir %s
 		api_keys_file %s
@@ -125,9 +140,7 @@ http://:%d {
 			hmac_secret %s
 		}
 		human_jwt {
-			issuer wikigate-dev-sso
-			audience wikigate
-			hmac_secret %s
+			%s
 		}
 		meilisearch {
 			url %s
@@ -138,7 +151,7 @@ http://:%d {
 		ragflow {
 			url %s
 			api_key %s
-			timeout 3s
+			%s
 		}
 		feedback {
 			path %s

@@ -17,10 +17,11 @@ import (
 
 // init applies the environment defaults before Caddy reads the Caddyfile
 // (package init runs before main, in this binary and in an xcaddy build) and
-// registers the `wikigate` subcommand.
+// registers the `wikigate` subcommand. Serving with the development JWT
+// secret is warned about where it matters: when a configured verifier
+// holds it (caddymodule).
 func init() {
 	applyEnvDefaults()
-	warnIfServingWithDevSecret(os.Args)
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "wikigate",
 		Usage: "token|key ...",
@@ -82,16 +83,6 @@ func tokenCommand() *cobra.Command {
 	f.StringVar(&issuer, "issuer", devAgentIssuer, "iss claim (humans default to "+devHumanIssuer+")")
 	f.StringSliceVar(&audience, "audience", []string{devAudience}, "aud claim")
 	return c
-}
-
-// warnIfServingWithDevSecret tells an operator starting the server that the
-// JWT secret is the public development default, so anyone can mint tokens
-// this gate accepts.
-func warnIfServingWithDevSecret(args []string) {
-	if len(args) < 2 || (args[1] != "run" && args[1] != "start") || os.Getenv(envJWTSecret) != devJWTSecret {
-		return
-	}
-	fmt.Fprintln(os.Stderr, "warning: "+envJWTSecret+" is not set: the gate accepts tokens signed with the public development secret (unsafe for production)")
 }
 
 func warnDevSecret() {

@@ -3,27 +3,31 @@ package wikigatecmd
 import (
 	"net"
 	"os"
+
+	"github.com/wikigate/wikigate/caddymodule"
 )
+
+// devJWTSecret is the public development JWT secret; the gate warns when a
+// configured verifier holds it (caddymodule.DevJWTSecret).
+const devJWTSecret = caddymodule.DevJWTSecret
 
 // Development defaults. They make `./wikigate run --config Caddyfile` work
 // on a fresh machine; every one is overridden by setting the variable.
 // The JWT secret and backend keys are public and unsafe for production.
 const (
-	devJWTSecret     = "wikigate-dev-jwt-secret-UNSAFE-for-production"
-	devMeiliKey      = "wikigate-dev-meili-master-key"
-	devRAGFlowKey    = "ragflow-wikigatedevkeyUNSAFEforproductionuse0000"
-	devAgentIssuer   = "wikigate-dev"
-	devHumanIssuer   = "wikigate-dev-sso"
-	devAudience      = "wikigate"
-	envJWTSecret     = "WIKIGATE_DEV_JWT_SECRET"
-	envAPIKeysFile   = "WIKIGATE_API_KEYS_FILE"
-	envListen        = "WIKIGATE_LISTEN"
-	envMeiliDev      = "WIKIGATE_MEILI_DEV"
-	envRAGFlowDev    = "WIKIGATE_RAGFLOW_DEV"
-	defaultListen    = "127.0.0.1:8080"
-	defaultMeiliDev  = "127.0.0.1:7700"
-	defaultRAGDev    = "127.0.0.1:9380"
-	defaultAdminAddr = "localhost:2019"
+	devMeiliKey     = "wikigate-dev-meili-master-key"
+	devRAGFlowKey   = "ragflow-wikigatedevkeyUNSAFEforproductionuse0000"
+	devAgentIssuer  = "wikigate-dev"
+	devHumanIssuer  = "wikigate-dev-sso"
+	devAudience     = "wikigate"
+	envJWTSecret    = "WIKIGATE_DEV_JWT_SECRET"
+	envAPIKeysFile  = "WIKIGATE_API_KEYS_FILE"
+	envListen       = "WIKIGATE_LISTEN"
+	envMeiliDev     = "WIKIGATE_MEILI_DEV"
+	envRAGFlowDev   = "WIKIGATE_RAGFLOW_DEV"
+	defaultListen   = "127.0.0.1:8080"
+	defaultMeiliDev = "127.0.0.1:7700"
+	defaultRAGDev   = "127.0.0.1:9380"
 )
 
 // applyEnvDefaults fills unset WIKIGATE_* variables. Host:port addresses are
@@ -35,10 +39,12 @@ func applyEnvDefaults() {
 	setDefault(envListen, defaultListen)
 	setDefault(envMeiliDev, defaultMeiliDev)
 	setDefault(envRAGFlowDev, defaultRAGDev)
-	setDefault("WIKIGATE_ADMIN", defaultAdminAddr)
 	for _, name := range []string{envListen, envMeiliDev, envRAGFlowDev} {
 		splitHostPort(name)
 	}
+	setDefault("WIKIGATE_DATA_DIR", "data")
+	// The admin API listens on a socket only its owner may open (0600).
+	setDefault("WIKIGATE_ADMIN", "unix/"+os.Getenv("WIKIGATE_DATA_DIR")+"/admin.sock|0600")
 	setDefault("WIKIGATE_MEILI_URL", "http://"+os.Getenv(envMeiliDev))
 	setDefault("WIKIGATE_RAGFLOW_URL", "http://"+os.Getenv(envRAGFlowDev))
 	setDefault("WIKIGATE_MEILI_KEY", devMeiliKey)
@@ -46,7 +52,6 @@ func applyEnvDefaults() {
 	setDefault("WIKIGATE_RAGFLOW_KEY", devRAGFlowKey)
 	setDefault("WIKIGATE_RAGFLOW_DEV_KEY", devRAGFlowKey)
 	setDefault(envJWTSecret, devJWTSecret)
-	setDefault("WIKIGATE_DATA_DIR", "data")
 	setDefault(envAPIKeysFile, os.Getenv("WIKIGATE_DATA_DIR")+"/api_keys.json")
 }
 
