@@ -27,6 +27,12 @@ type AnswerConfig struct {
 	HighScore           float64  // confidence thresholds; normalizer defaults
 	MediumScore         float64  //
 	EmptyResponses      []string // extra "nothing found" texts of the deployment
+	// SupportThreshold is the support score (0..1) a sentence needs against
+	// a chunk it cites to be shown; normalizer.DefaultSupportThreshold.
+	SupportThreshold float64
+	// MinSupported is the share of an answer (0..1, by characters) that
+	// must be supported, or it is a no-answer; normalizer.DefaultMinSupported.
+	MinSupported float64
 }
 
 func applyAnswerDefaults(a *AnswerConfig) {
@@ -71,6 +77,8 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 		EmptyResponses:   g.cfg.Answer.EmptyResponses,
 		HighScore:        g.cfg.Answer.HighScore,
 		MediumScore:      g.cfg.Answer.MediumScore,
+		SupportThreshold: g.cfg.Answer.SupportThreshold,
+		MinSupported:     g.cfg.Answer.MinSupported,
 		DedupeKey:        dedupe.Key(protocol.EventNoAnswer, t.question, eff, nil),
 		WriteTools:       c.decision.WriteTools,
 	})

@@ -24,10 +24,23 @@ const (
 	DefaultMediumScore = 0.3
 )
 
+// Default grounding thresholds (README "Answers").
+const (
+	// DefaultSupportThreshold: a sentence is supported by a chunk it cites
+	// when at least half its weighted tokens are in that chunk.
+	DefaultSupportThreshold = 0.5
+	// DefaultMinSupported: an answer of which less than half (by
+	// characters) is supported is withheld as a no-answer.
+	DefaultMinSupported = 0.5
+)
+
 // AnswerOptions tunes Answer.
 type AnswerOptions struct {
-	// RequireCitations withholds any answer without a valid citation
-	// (protocol §8: never an uncited answer when citations are required).
+	// RequireCitations: every sentence shown must carry a citation the
+	// model wrote and the gate verified. Without it the model need not
+	// write markers: the gate cites a sentence with the in-scope chunk that
+	// supports it best. Either way no uncited sentence is ever shown and an
+	// answer always has citations (protocol §8).
 	RequireCitations bool
 	// EmptyResponses are extra texts meaning "nothing found", e.g. a
 	// configured empty_response; RAGFlow's two defaults always count.
@@ -35,6 +48,13 @@ type AnswerOptions struct {
 	// HighScore and MediumScore are the confidence thresholds on the best
 	// cited chunk's score; DefaultHighScore / DefaultMediumScore when <= 0.
 	HighScore, MediumScore float64
+	// SupportThreshold is the support score (0..1) a sentence needs against
+	// a chunk to be cited by it; DefaultSupportThreshold when <= 0.
+	SupportThreshold float64
+	// MinSupported is the share of the answer (0..1, by characters) that
+	// must be supported, or there is no answer; DefaultMinSupported when
+	// <= 0.
+	MinSupported float64
 	// DedupeKey is the precomputed §8.1 key (dedupe.Key) of the no-answer
 	// actions.
 	DedupeKey string
@@ -53,11 +73,13 @@ type AnswerStats struct {
 // Answer builds the AnswerResult (without Audit) of a generated text and
 // the chunks that were numbered in its prompt (marker [ID:n] ↔ chunks[n],
 // see ragflow.BuildPrompt). Chunks outside eff are never cited, whatever the
-// text says. It answers "no answer" (protocol §8) when no chunk is in
-// scope, when the text is an empty-response text, or when nothing is
-// validly cited and o.RequireCitations is set; without RequireCitations an
-// uncited text is returned with low confidence, grounding ungrounded.
-// Slices in the result are never nil.
+// text says. Each sentence is checked against the chunks it cites (see
+// verifier); unsupported sentences are dropped and the markers of the rest
+// become [1], [2]... in the order of the returned citations. It answers "no
+// answer" (protocol §8) when no chunk is in scope, when the text is an
+// empty-response text, when no sentence is supported, or when the
+// supported share is under MinSupported. Slices in the result are never
+// nil.
 func Answer(text string, chunks []ragflow.Chunk, eff protocol.Scope, o AnswerOptions) (protocol.AnswerResult, AnswerStats) {
 	o = o.withDefaults()
 	inScope, stats := make([]bool, len(chunks)), AnswerStats{}
@@ -73,22 +95,58 @@ func Answer(text string, chunks []ragflow.Chunk, eff protocol.Scope, o AnswerOpt
 	if isEmptyResponse(text, o.EmptyResponses) {
 		return noAnswer(protocol.NoAnswerEmptyResponse, chunks, inScope, o), markNoAnswer(stats)
 	}
-	ca := citeMarkers(text, chunks, inScope)
-	if len(ca.citations) == 0 && o.RequireCitations {
-		return noAnswer(protocol.NoAnswerUncited, chunks, inScope, o), markNoAnswer(stats)
+	gr := ground(text, chunks, inScope, o)
+	if reason := withheld(gr.g, o); reason != "" {
+		res := noAnswer(reason, chunks, inScope, o)
+		res.Grounding = gr.g
+		return res, markNoAnswer(stats)
 	}
-	sentences := countSentences(ca.text)
-	g := answerGrounding(sentences, ca)
-	stats.Citations = len(ca.citations)
+	stats.Citations = len(gr.nb.citations)
 	return protocol.AnswerResult{
-		Answer:       ca.text,
-		Summary:      answerSummary(sentences.first),
-		Citations:    ca.citations,
-		Confidence:   answerConfidence(g, o),
-		Grounding:    g,
-		RelatedPages: ragRelatedPages(chunks, inScope, ca.cited),
+		Answer:       gr.answer,
+		Summary:      answerSummary(gr.first),
+		Citations:    gr.nb.citations,
+		Confidence:   answerConfidence(gr.g, o),
+		Grounding:    gr.g,
+		RelatedPages: ragRelatedPages(chunks, inScope, gr.nb.ref),
 		Actions:      []protocol.Action{},
 	}, stats
+}
+
+// grounded is a verified answer: the text shown, its first sentence, its
+// citations and grounding.
+type grounded struct {
+	answer, first string
+	nb            numbering
+	g             protocol.Grounding
+}
+
+// ground verifies a generated text against the chunks of its prompt
+// (issue 8 items 2, 13, 14): split into claims, each checked against what
+// it cites, unsupported ones dropped, the rest renumbered to the citations.
+func ground(text string, chunks []ragflow.Chunk, inScope []bool, o AnswerOptions) grounded {
+	pieces := splitAnswer(text)
+	verdicts := newVerifier(text, chunks, inScope, o).verify(pieces)
+	gr := grounded{g: measureGrounding(pieces, verdicts)}
+	if withheld(gr.g, o) != "" {
+		return gr
+	}
+	gr.nb = numberCitations(chunks, verdicts)
+	gr.g.Citations, gr.g.TopScore, gr.g.Sources = gr.nb.grounding, gr.nb.topScore, distinctPaths(gr.nb.citations)
+	gr.answer = renderAnswer(text, pieces, verdicts, chunks, gr.nb.ref)
+	gr.first = firstKept(text, pieces, verdicts)
+	return gr
+}
+
+// withheld is the no-answer reason of a verified answer, or "".
+func withheld(g protocol.Grounding, o AnswerOptions) string {
+	switch {
+	case g.CitedSentences == 0:
+		return protocol.NoAnswerUncited
+	case g.Supported < o.MinSupported:
+		return protocol.NoAnswerUnsupported
+	}
+	return ""
 }
 
 func (o AnswerOptions) withDefaults() AnswerOptions {
@@ -97,6 +155,12 @@ func (o AnswerOptions) withDefaults() AnswerOptions {
 	}
 	if o.MediumScore <= 0 {
 		o.MediumScore = DefaultMediumScore
+	}
+	if o.SupportThreshold <= 0 {
+		o.SupportThreshold = DefaultSupportThreshold
+	}
+	if o.MinSupported <= 0 {
+		o.MinSupported = DefaultMinSupported
 	}
 	o.EmptyResponses = append([]string{RAGFlowEmptyResponse, RAGFlowNotInDataset}, o.EmptyResponses...)
 	return o
@@ -134,6 +198,7 @@ var noAnswerMessages = map[string]string{
 	protocol.NoAnswerNoEvidence:    "No documentation in the requested scope matches this question.",
 	protocol.NoAnswerEmptyResponse: "The knowledge base found nothing that answers this question.",
 	protocol.NoAnswerUncited:       "No answer backed by a citation could be given, so none is shown.",
+	protocol.NoAnswerUnsupported:   "Too little of the generated answer was supported by the documentation it cited, so none is shown.",
 }
 
 // noAnswer is the honest "no answer" of protocol §8: empty answer, low
@@ -148,7 +213,7 @@ func noAnswer(reason string, chunks []ragflow.Chunk, inScope []bool, o AnswerOpt
 	return protocol.AnswerResult{
 		Citations:  []protocol.Citation{},
 		Confidence: protocol.ConfidenceLow,
-		Grounding:  protocol.Grounding{Status: protocol.GroundingUngrounded},
+		Grounding:  protocol.Grounding{Status: protocol.GroundingUngrounded, Citations: []protocol.CitationGrounding{}},
 		NoAnswerReason: &protocol.NoAnswerReason{
 			Code:    protocol.CodeNoAnswer,
 			Reason:  reason,

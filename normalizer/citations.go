@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -47,6 +46,9 @@ func headingAnchor(content string) string {
 	inFence := false
 	for line := range strings.SplitSeq(content, "\n") {
 		line = strings.TrimRight(line, "\r")
+		if t := strings.TrimLeft(line, " "); t == "" || !strings.ContainsRune("`~#", rune(t[0])) {
+			continue // neither a fence nor a heading: skip the regexps
+		}
 		if codeFence.MatchString(line) {
 			inFence = !inFence
 			continue
@@ -83,108 +85,13 @@ func slugify(heading string) string {
 	return b.String()
 }
 
-// citedAnswer is an answer text whose markers were checked: the text with
-// valid markers rewritten and invalid ones removed, and its citations.
-type citedAnswer struct {
-	text      string
-	citations []protocol.Citation
-	cited     map[string]bool // chunk ids
-	topScore  float64
-}
-
-// citeMarkers resolves the answer's markers against the prompt's chunks
-// (marker n ↔ chunks[n]). A marker naming no chunk, or a chunk outside the
-// scope, is removed from the text with the space before it. Citations are
-// de-duplicated by chunk id and ordered by score (best first, then first
-// mention); valid markers are rewritten to the canonical [ID:k], k being the
-// citation's index in citations, so a client can resolve them.
-func citeMarkers(text string, chunks []ragflow.Chunk, inScope []bool) citedAnswer {
-	markers := ragflow.FindMarkers(text)
-	valid := func(n int) bool { return n >= 0 && n < len(chunks) && inScope[n] }
-	ca := citedAnswer{cited: map[string]bool{}, citations: []protocol.Citation{}}
-	var order []*ragflow.Chunk
-	score := map[string]float64{}
-	for _, m := range markers {
-		for _, n := range m.Blocks {
-			if !valid(n) {
-				continue
-			}
-			c := &chunks[n]
-			if !ca.cited[c.ID] {
-				ca.cited[c.ID] = true
-				order = append(order, c)
-				score[c.ID] = c.Similarity
-			}
-			score[c.ID] = max(score[c.ID], c.Similarity)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b *ragflow.Chunk) int { return cmp.Compare(score[b.ID], score[a.ID]) })
-	index := make(map[string]int, len(order))
-	for k, c := range order {
-		index[c.ID] = k
-		ca.citations = append(ca.citations, ragCitation(c))
-		ca.topScore = max(ca.topScore, score[c.ID])
-	}
-	ca.text = rewriteMarkers(text, markers, func(n int) (int, bool) {
-		if !valid(n) {
-			return 0, false
-		}
-		return index[chunks[n].ID], true
-	})
-	return ca
-}
-
-// rewriteMarkers replaces each marker with the canonical markers of its
-// valid blocks, or removes it, with the blank before it, when none is
-// valid. A marker repeating one already written since the last text
-// ("[ID:0][ID:0]") is written once.
-func rewriteMarkers(text string, markers []ragflow.Marker, resolve func(n int) (int, bool)) string {
-	var b strings.Builder
-	last, run, trimNext := 0, map[string]bool{}, false
-	for _, m := range markers {
-		before := text[last:m.Start]
-		last = m.End
-		if trimNext {
-			before = strings.TrimLeft(before, " \t")
-		}
-		if strings.TrimSpace(before) != "" {
-			clear(run)
-		}
-		var canon strings.Builder
-		for _, n := range m.Blocks {
-			if k, ok := resolve(n); ok {
-				mk := "[ID:" + strconv.Itoa(k) + "]"
-				if !run[mk] {
-					run[mk] = true
-					canon.WriteString(mk)
-				}
-			}
-		}
-		if canon.Len() == 0 {
-			b.WriteString(strings.TrimRight(before, " \t"))
-			out := b.String()
-			trimNext = out == "" || strings.HasSuffix(out, "\n")
-			continue
-		}
-		b.WriteString(before)
-		b.WriteString(canon.String())
-		trimNext = false
-	}
-	rest := text[last:]
-	if trimNext {
-		rest = strings.TrimLeft(rest, " \t")
-	}
-	b.WriteString(rest)
-	return strings.TrimSpace(b.String())
-}
-
 // ragRelatedPages lists the in-scope pages that were retrieved but not
 // cited (a page with any cited chunk is already a citation), one entry per
 // path with its best score, best first, at most maxRelatedPages.
-func ragRelatedPages(chunks []ragflow.Chunk, inScope []bool, cited map[string]bool) []protocol.RelatedPage {
+func ragRelatedPages(chunks []ragflow.Chunk, inScope []bool, cited map[string]int) []protocol.RelatedPage {
 	citedPaths := map[string]bool{}
 	for i := range chunks {
-		if inScope[i] && cited[chunks[i].ID] {
+		if _, ok := cited[chunks[i].ID]; inScope[i] && ok {
 			citedPaths[chunks[i].MetaString("path")] = true
 		}
 	}

@@ -30,23 +30,25 @@ func TestHeadingAnchor(t *testing.T) {
 	}
 }
 
-func TestCiteMarkersText(t *testing.T) {
-	chunks := []ragflow.Chunk{inChunk("a", 0.4), inChunk("b", 0.9), outChunk("x", 0.99)}
+func TestAnswerMarkersRenumberedToCitations(t *testing.T) {
+	a, b := inChunk("a", 0.4), inChunk("b", 0.9)
+	a.Content, b.Content = "Alpha uses Redis for memory.", "Beta keeps a window of 20 turns."
+	chunks := []ragflow.Chunk{a, b, outChunk("x", 0.99)}
 	cases := map[string]string{
-		"A [ID:0]. B [ID:1].":         "A [ID:1]. B [ID:0].", // renumbered: b scores best
-		"A [ID:2]. B.":                "A. B.",               // out of scope: removed
-		"A [ID:9], B":                 "A, B",
-		"[ID:9] A starts.":            "A starts.",
-		"one\n[ID:7] two":             "one\ntwo",
-		"A [ID:0][ID:0] [ID:0].":      "A [ID:0].",
-		"A [ID:0, 1, 2, 9].":          "A [ID:1][ID:0].",
-		"A ##1$$ B 【ID: 0】 C (ID:1).": "A [ID:0] B [ID:1] C [ID:0].",
-		"Costs 3.5 [ID:1] per [ID:3]": "Costs 3.5 [ID:0] per",
+		"Alpha uses Redis [ID:0]. Beta keeps 20 turns [ID:1].":             "Alpha uses Redis [2]. Beta keeps 20 turns [1].", // b scores best
+		"Alpha uses Redis [ID:0][ID:2].":                                   "Alpha uses Redis [1].",                          // out of scope: removed
+		"[ID:9] Alpha uses Redis [ID:0].":                                  "Alpha uses Redis [1].",
+		"Alpha uses Redis [ID:0][ID:0] [ID:0].":                            "Alpha uses Redis [1].",
+		"Alpha uses Redis [ID:0, 1, 2, 9].":                                "Alpha uses Redis [1].", // b does not support it
+		"Alpha ##0$$ uses 【ID: 0】 Redis (ID:0).":                           "Alpha [1] uses [1] Redis [1].",
+		"Beta keeps 20 turns[ID:1].":                                       "Beta keeps 20 turns [1].",
+		"Beta keeps 20 turns [1]. Alpha uses Redis [0].":                   "Beta keeps 20 turns [1]. Alpha uses Redis [2].", // bare numbers name blocks too
+		"Alpha uses Redis [ID:1]. Beta keeps a window of 20 turns [ID:1].": "Beta keeps a window of 20 turns [1].",           // wrong chunk: dropped
 	}
 	for text, want := range cases {
-		ca := citeMarkers(text, chunks, []bool{true, true, false})
-		if ca.text != want {
-			t.Errorf("citeMarkers(%q) = %q, want %q", text, ca.text, want)
+		res, _ := Answer(text, chunks, kgentScope, AnswerOptions{RequireCitations: true})
+		if res.Answer != want {
+			t.Errorf("Answer(%q) = %q, want %q", text, res.Answer, want)
 		}
 	}
 }
@@ -59,7 +61,7 @@ func TestRelatedPages(t *testing.T) {
 		chunks = append(chunks, c)
 	}
 	inScope := []bool{true, true, true, true, true, true, true, true}
-	got := ragRelatedPages(chunks, inScope, map[string]bool{"g": true}) // p7 cited
+	got := ragRelatedPages(chunks, inScope, map[string]int{"g": 1}) // p7 cited
 	var paths []string
 	for _, r := range got {
 		paths = append(paths, r.Path[len(kgentPath)+1:])

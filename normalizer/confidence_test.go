@@ -1,36 +1,58 @@
 package normalizer
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wikigate/wikigate/protocol"
 )
 
-func TestCountSentences(t *testing.T) {
+func TestSplitAnswerClaims(t *testing.T) {
 	cases := []struct {
-		text         string
-		total, cited int
-		first        string
+		text    string
+		claims  []string
+		markers []int // per claim
+		code    int
 	}{
-		{"A one [ID:0]. B two.", 2, 1, "A one."},
-		{"A one. [ID:0]", 1, 1, "A one."},
-		{"A one. [ID:0] B two.", 2, 1, "A one."},
-		{"[ID:0] A one.", 1, 1, "A one."},
-		{"v1.0 is 3.5x faster [ID:0].", 1, 1, "v1.0 is 3.5x faster."},
-		{"Is it? Yes [ID:0]! Sure.", 3, 1, "Is it?"},
-		{"## Heading\n\nBody [ID:0].", 1, 1, "Body."},
-		{"Intro [ID:0]:\n```\ncode line\n```\nAfter.", 2, 1, "Intro:"},
-		{"- item one [ID:0]\n- item two\n", 2, 1, "- item one"},
-		{"Line one\n[ID:1]\nLine two [ID:0]", 2, 2, "Line one"},
-		{"第一句【ID: 0】。第二句。", 2, 1, "第一句。"},
-		{"... --- !!!", 0, 0, ""},
-		{"", 0, 0, ""},
+		{"A one [ID:0]. B two.", []string{"A one.", "B two."}, []int{1, 0}, 0},
+		{"A one. [ID:0]", []string{"A one."}, []int{1}, 0},
+		{"A one. [ID:0] B two.", []string{"A one.", "B two."}, []int{1, 0}, 0},
+		{"[ID:0] A one.", []string{"A one."}, []int{1}, 0},
+		{"v1.0 is 3.5x faster [ID:0].", []string{"v1.0 is 3.5x faster."}, []int{1}, 0},
+		{"Is it? Yes [ID:0]! Sure.", []string{"Is it?", "Yes!", "Sure."}, []int{0, 1, 0}, 0},
+		{"## Heading\n\nBody [ID:0].", []string{"Body."}, []int{1}, 0},
+		{"Intro [ID:0]:\n```\ncode [0] line\n```\nAfter.", []string{"Intro:", "After."}, []int{1, 0}, 1},
+		{"- item one [ID:0]\n- item two\n", []string{"- item one", "- item two"}, []int{1, 0}, 0},
+		{"Line one\n[ID:1]\nLine two [ID:0]", []string{"Line one", "Line two"}, []int{1, 1}, 0},
+		{"第一句【ID: 0】。第二句。", []string{"第一句。", "第二句。"}, []int{1, 0}, 0},
+		{"1. First step [1].\n2. Second.", []string{"1. First step.", "2. Second."}, []int{1, 0}, 0},
+		{"... --- !!!", nil, nil, 0},
+		{"", nil, nil, 0},
 	}
 	for _, tc := range cases {
-		got := countSentences(tc.text)
-		if got.total != tc.total || got.cited != tc.cited || got.first != tc.first {
-			t.Errorf("countSentences(%q) = %d/%d %q, want %d/%d %q", tc.text, got.cited, got.total, got.first, tc.cited, tc.total, tc.first)
+		pieces := splitAnswer(tc.text)
+		var claims []string
+		var markers []int
+		code, at := 0, 0
+		for _, p := range pieces {
+			if p.start != at || p.end < p.start {
+				t.Fatalf("%q: pieces do not cover the text: %+v", tc.text, pieces)
+			}
+			at = p.end
+			switch p.kind {
+			case claimPiece:
+				claims = append(claims, strings.TrimSpace(plainText(tc.text, p)))
+				markers = append(markers, len(p.markers))
+			case codePiece:
+				code++
+				if len(p.markers) != 0 {
+					t.Errorf("%q: a bare [0] in code is code, not a marker", tc.text)
+				}
+			}
+		}
+		if at != len(tc.text) || !slices.Equal(claims, tc.claims) || !slices.Equal(markers, tc.markers) || code != tc.code {
+			t.Errorf("splitAnswer(%q): claims %q markers %v code %d, want %q %v %d", tc.text, claims, markers, code, tc.claims, tc.markers, tc.code)
 		}
 	}
 }

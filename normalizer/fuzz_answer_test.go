@@ -10,9 +10,13 @@ import (
 )
 
 // FuzzAnswer feeds arbitrary answer texts and chunk layouts to Answer and
-// ContextPack: no panic, every citation is a returned in-scope chunk, with
-// RequireCitations a no-answer exactly when nothing is cited, confidence
-// in {high, medium, low}, and the context pack within its budget.
+// ContextPack: no panic, every citation is a returned in-scope chunk, a
+// no-answer exactly when nothing is cited (never an uncited answer, with or
+// without RequireCitations), every [n] in the answer within
+// 1..len(citations) and every citation referenced, every shown sentence
+// cited, confidence in {high, medium, low}, and the context pack within its
+// budget. Half the chunks hold the text itself, so answers are supported
+// and shown, not only withheld.
 func FuzzAnswer(f *testing.F) {
 	for _, file := range ragInputs(f) {
 		in := readRagInput(f, file)
@@ -28,7 +32,7 @@ func FuzzAnswer(f *testing.F) {
 		f.Add(text, []byte{0x01, 0x0a, 0x22, 0x3b, 0xff}, false)
 	}
 	f.Fuzz(func(t *testing.T, text string, layout []byte, require bool) {
-		chunks := fuzzChunks(layout)
+		chunks := fuzzChunks(layout, text)
 		eff := kgentScope
 		if len(layout)%2 == 1 {
 			eff = withWorking(eff)
@@ -42,12 +46,16 @@ func FuzzAnswer(f *testing.F) {
 
 // fuzzChunks turns each byte into a chunk: bits 0-2 pick its id (so ids
 // repeat), bits 3-5 where it lives (four pages in scope, another project,
-// a working doc, the -extras sibling, no metadata), the byte its score.
-func fuzzChunks(layout []byte) []ragflow.Chunk {
+// a working doc, the -extras sibling, no metadata), the byte its score; an
+// even byte's chunk holds the answer text (so it supports it).
+func fuzzChunks(layout []byte, text string) []ragflow.Chunk {
 	layout = layout[:min(len(layout), 16)]
 	chunks := make([]ragflow.Chunk, 0, len(layout))
 	for _, b := range layout {
 		c := inChunk(fmt.Sprintf("c%d", b&7), float64(b)/255)
+		if b%2 == 0 {
+			c.Content = text
+		}
 		switch v := (b >> 3) & 7; v {
 		case 0, 1, 2, 3:
 			c.Metadata["path"] = fmt.Sprintf("%s/page%d.md", kgentPath, v)

@@ -9,9 +9,9 @@ const (
 
 // Grounding statuses: how an answer is supported by its citations.
 const (
-	GroundingGrounded   = "grounded"   // every answer sentence carries a valid citation
-	GroundingPartial    = "partial"    // some sentences are cited
-	GroundingUngrounded = "ungrounded" // no valid citation (never shipped as an answer)
+	GroundingGrounded   = "grounded"   // every sentence generated was supported by what it cites
+	GroundingPartial    = "partial"    // unsupported sentences were dropped; what is shown is supported
+	GroundingUngrounded = "ungrounded" // nothing supported: a no-answer, never shipped as an answer
 )
 
 // Event types of feedback records and actions (protocol §8.1).
@@ -36,13 +36,33 @@ type Citation struct {
 	Version       string `json:"version"`
 }
 
-// Grounding says how the answer is supported.
+// Grounding says how the answer is supported (README "Answers"). Sentences
+// counts the claims the model generated (a code block is one),
+// CitedSentences those shown, each supported by a citation it carries,
+// DroppedSentences those removed as unsupported. Supported is the shown
+// share of the generated text, by characters. Citations has one entry per
+// returned citation, in the same order.
 type Grounding struct {
-	Status         string  `json:"status"`
-	CitedSentences int     `json:"citedSentences"`
-	Sentences      int     `json:"sentences"`
-	Sources        int     `json:"sources"`
-	TopScore       float64 `json:"topScore"`
+	Status           string              `json:"status"`
+	CitedSentences   int                 `json:"citedSentences"`
+	Sentences        int                 `json:"sentences"`
+	DroppedSentences int                 `json:"droppedSentences"`
+	Supported        float64             `json:"supported"`
+	Sources          int                 `json:"sources"`
+	TopScore         float64             `json:"topScore"`
+	Citations        []CitationGrounding `json:"citations"`
+}
+
+// CitationGrounding is how well citation [Ref] supports the sentences that
+// carry it: Support is the lowest support score (0..1, token overlap with
+// the cited chunk) among its Sentences; GateCited counts the sentences the
+// gate cited on the model's behalf (requireCitations:false).
+type CitationGrounding struct {
+	Ref       int     `json:"ref"`
+	ChunkID   string  `json:"chunkId"`
+	Sentences int     `json:"sentences"`
+	Support   float64 `json:"support"`
+	GateCited int     `json:"gateCited"`
 }
 
 // NoAnswerReason explains an honest "no answer" (protocol §8): Code is
@@ -55,9 +75,10 @@ type NoAnswerReason struct {
 
 // Reasons for a no-answer.
 const (
-	NoAnswerNoEvidence    = "no_evidence"    // retrieval found nothing in scope
-	NoAnswerEmptyResponse = "empty_response" // the backend said it found nothing
-	NoAnswerUncited       = "uncited_answer" // the answer had no valid citation
+	NoAnswerNoEvidence    = "no_evidence"        // retrieval found nothing in scope
+	NoAnswerEmptyResponse = "empty_response"     // the backend said it found nothing
+	NoAnswerUncited       = "uncited_answer"     // no sentence was supported by a valid citation
+	NoAnswerUnsupported   = "unsupported_answer" // too little of the answer was supported
 )
 
 // RelatedPage is a page that was retrieved but not cited.

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // markerList is one or more block numbers: "0", "0, 2", "0, ID:2".
@@ -20,43 +22,115 @@ var markerPattern = regexp.MustCompile(`(?i)` +
 	`|（\s*ID\s*[:：]\s*(` + markerList + `)\s*）` +
 	`|##(\d+)\$\$`)
 
+// allMarkerPattern adds the bare reference "[n]" / "[n, m]": what the gate
+// writes into answers (numbering the returned citations) and what LLMs
+// often write instead of [ID:n].
+var allMarkerPattern = regexp.MustCompile(markerPattern.String() + `|\[\s*(\d+(?:\s*[,，]\s*\d+)*)\s*\]`)
+
 var markerNumber = regexp.MustCompile(`\d+`)
 
 // Marker is one citation marker in a generated answer: text[Start:End]
 // names the prompt blocks Blocks. A number too large to be a block is -1.
+// Bare is set for the bare "[n]" form.
 type Marker struct {
 	Start, End int
 	Blocks     []int
+	Bare       bool
 }
 
-// FindMarkers returns the citation markers of text in order.
+// FindMarkers returns the RAGFlow-style citation markers of text in order
+// ([ID:n] and its variants; not the bare "[n]").
 func FindMarkers(text string) []Marker {
+	return findMarkers(false, text)
+}
+
+// FindAllMarkers is FindMarkers plus the bare "[n]" references. A bare
+// reference right after a letter, digit or "_" ("items[0]") or right before
+// "(" (a markdown link "[1](url)") is not a marker: it is code or a link.
+func FindAllMarkers(text string) []Marker {
+	return findMarkers(true, text)
+}
+
+// anchored patterns match one marker at a candidate position: scanning
+// for the few characters a marker starts with and matching there is many
+// times cheaper than running the alternation over the whole text.
+var (
+	markerAt    = regexp.MustCompile(`^(?:` + markerPattern.String() + `)`)
+	allMarkerAt = regexp.MustCompile(`^(?:` + allMarkerPattern.String() + `)`)
+)
+
+// mayStartMarker: the first bytes of every marker form ("【" and "（"
+// start with 0xE3 and 0xEF).
+func mayStartMarker(b byte) bool {
+	return b == '[' || b == '(' || b == '#' || b == 0xE3 || b == 0xEF
+}
+
+func findMarkers(all bool, text string) []Marker {
+	re := markerAt
+	if all {
+		re = allMarkerAt
+	}
 	var out []Marker
-	for _, m := range markerPattern.FindAllStringSubmatchIndex(text, -1) {
-		mk := Marker{Start: m[0], End: m[1]}
-		for g := 1; g < len(m)/2; g++ {
-			if m[2*g] < 0 {
-				continue
-			}
-			for _, num := range markerNumber.FindAllString(text[m[2*g]:m[2*g+1]], -1) {
-				n, err := strconv.Atoi(num)
-				if err != nil {
-					n = -1
-				}
-				mk.Blocks = append(mk.Blocks, n)
-			}
+	for i := 0; i < len(text); {
+		if !mayStartMarker(text[i]) {
+			i++
+			continue
 		}
-		out = append(out, mk)
+		m := re.FindStringSubmatchIndex(text[i:])
+		if m == nil {
+			i++
+			continue
+		}
+		if mk, ok := markerOf(text, i, m); ok {
+			out = append(out, mk)
+		}
+		i += max(m[1], 1)
 	}
 	return out
 }
 
-// StripMarkers removes every citation marker (and the space before it) from
-// text: earlier answers' markers number blocks of earlier prompts.
+// markerOf reads the match m of text[at:] (submatch indexes).
+func markerOf(text string, at int, m []int) (Marker, bool) {
+	mk := Marker{Start: at + m[0], End: at + m[1], Bare: len(m) > 12 && m[12] >= 0}
+	if mk.Bare && !bareMarkerStands(text, mk.Start, mk.End) {
+		return mk, false
+	}
+	for g := 1; g < len(m)/2; g++ {
+		if m[2*g] < 0 {
+			continue
+		}
+		for _, num := range markerNumber.FindAllString(text[at+m[2*g]:at+m[2*g+1]], -1) {
+			n, err := strconv.Atoi(num)
+			if err != nil {
+				n = -1
+			}
+			mk.Blocks = append(mk.Blocks, n)
+		}
+	}
+	return mk, true
+}
+
+// bareMarkerStands: text[start:end] is a bare "[n]" that is neither an index
+// ("a[0]") nor a link text ("[1](url)").
+func bareMarkerStands(text string, start, end int) bool {
+	if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && IsWordRune(r) {
+		return false
+	}
+	return !strings.HasPrefix(text[end:], "(")
+}
+
+// IsWordRune is a letter, a digit or "_": what may not touch a bare marker.
+func IsWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// StripMarkers removes every citation marker, bare references included
+// (and the blanks before each), from text: earlier answers' markers number
+// blocks of earlier prompts, or citations of earlier turns.
 func StripMarkers(text string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range FindMarkers(text) {
+	for _, m := range FindAllMarkers(text) {
 		b.WriteString(strings.TrimRight(text[last:m.Start], " \t"))
 		last = m.End
 	}

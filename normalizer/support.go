@@ -1,0 +1,364 @@
+package normalizer
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Support scoring (DESIGN §7, README "Grounding"): how much of what a
+// sentence says can be found in the chunk it cites, without a model. A
+// sentence becomes weighted tokens; its score against a chunk is the
+// weight found in the chunk over the total weight, from 0 to 1. The weights
+// favour what a wrong citation gets wrong: numbers and code identifiers
+// count 3, names 2, other words 1, and a quoted span ("...", “...”,
+// `...`) counts 3 and is found only verbatim.
+const (
+	weightWord   = 1
+	weightName   = 2
+	weightNumber = 3
+	weightCode   = 3
+	weightQuote  = 3
+)
+
+// minWordLen: shorter plain words ("is", "to") say too little to count.
+const minWordLen = 3
+
+// stopWords carry no claim of their own.
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "are": true, "was": true, "were": true, "with": true,
+	"that": true, "this": true, "from": true, "into": true, "your": true, "you": true, "can": true,
+	"will": true, "its": true, "has": true, "have": true, "been": true, "also": true, "then": true,
+	"than": true, "which": true, "when": true, "what": true, "how": true, "there": true, "these": true,
+	"those": true, "they": true, "them": true, "their": true, "our": true, "may": true, "must": true,
+	"should": true, "would": true, "could": true, "does": true, "did": true, "each": true, "any": true,
+	"all": true, "one": true, "only": true, "more": true, "most": true, "other": true, "such": true,
+	"use": true, "used": true, "uses": true, "using": true, "set": true, "see": true,
+}
+
+// token is one scored unit of a sentence.
+type token struct {
+	text   string // lower case; a quoted span keeps its case
+	weight int
+	kind   tokenKind
+}
+
+type tokenKind uint8
+
+const (
+	wordToken  tokenKind = iota // matched by stem at a word start
+	exactToken                  // matched as a whole word (numbers, code, names)
+	cjkToken                    // a CJK bigram, matched anywhere
+	quoteToken                  // a quoted span, matched verbatim
+)
+
+// claimTokens is a sentence made ready to score.
+type claimTokens struct {
+	tokens    []token // heaviest first, so a failing score stops early
+	total     int
+	cjkWeight int
+}
+
+// tokenizeClaim reads a sentence (markers already removed).
+func tokenizeClaim(s string) claimTokens {
+	var ct claimTokens
+	s = stripLeader(s)
+	rest := extractQuotes(s, &ct)
+	first := true
+	for i := 0; i < len(rest); {
+		r, size := utf8.DecodeRuneInString(rest[i:])
+		switch {
+		case isCJK(r):
+			j := i
+			for j < len(rest) {
+				r2, n := utf8.DecodeRuneInString(rest[j:])
+				if !isCJK(r2) {
+					break
+				}
+				j += n
+			}
+			ct.addCJK(rest[i:j])
+			i, first = j, false
+		case wordRune(r):
+			j := wordEnd(rest, i)
+			ct.addWord(rest[i:j], first)
+			i, first = j, false
+		default:
+			i += size
+		}
+	}
+	slices.SortStableFunc(ct.tokens, func(a, b token) int { return b.weight - a.weight })
+	return ct
+}
+
+// stripLeader drops a list, quote or heading leader: "1." is no claim.
+func stripLeader(s string) string {
+	t := strings.TrimLeft(s, " \t")
+	if t == "" || !strings.ContainsRune("-*+>#0123456789", rune(t[0])) {
+		return s
+	}
+	return mdLeader.ReplaceAllString(s, "")
+}
+
+// quotePairs open and close quoted spans.
+var quotePairs = [][2]string{{"`", "`"}, {`"`, `"`}, {"“", "”"}, {"「", "」"}}
+
+// extractQuotes adds the quoted spans of s as quote tokens and returns s
+// without them, so their words are not counted twice.
+func extractQuotes(s string, ct *claimTokens) string {
+	if !strings.ContainsAny(s, "`\"“「") {
+		return s
+	}
+	var rest strings.Builder
+	for i := 0; i < len(s); {
+		open, close, ok := quoteAt(s[i:])
+		if ok {
+			if j := strings.Index(s[i+len(open):], close); j > 0 && j <= maxQuoteBytes {
+				span := strings.TrimSpace(s[i+len(open) : i+len(open)+j])
+				if span != "" {
+					ct.add(token{text: span, weight: weightQuote, kind: quoteToken})
+				}
+				i += len(open) + j + len(close)
+				rest.WriteByte(' ')
+				continue
+			}
+		}
+		rest.WriteByte(s[i])
+		i++
+	}
+	return rest.String()
+}
+
+// maxQuoteBytes: a longer "quote" is more likely an unbalanced mark.
+const maxQuoteBytes = 200
+
+func quoteAt(s string) (open, close string, ok bool) {
+	for _, q := range quotePairs {
+		if strings.HasPrefix(s, q[0]) {
+			return q[0], q[1], true
+		}
+	}
+	return "", "", false
+}
+
+func wordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// wordEnd: a word runs over letters, digits and "_", and over ".", "-",
+// "/", ":" between them ("v1.0", "memory.backend", "kunora-kgent").
+func wordEnd(s string, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case wordRune(r) && !isCJK(r):
+			i += n
+		case strings.ContainsRune(".-/:", r) && i+n < len(s):
+			next, _ := utf8.DecodeRuneInString(s[i+n:])
+			if !wordRune(next) || isCJK(next) {
+				return i
+			}
+			i += n
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// isCJK: Han, kana or Hangul (nothing below U+1100 is).
+func isCJK(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// addWord classifies a word: a number or code identifier (digit, "_",
+// ".", "/", an inner capital) counts 3 and must match whole; a name
+// (capitalized mid-sentence, or "-"-joined, or all capitals) counts 2; a
+// plain word of minWordLen letters or more that is not a stop word counts
+// 1 and matches by stem.
+func (ct *claimTokens) addWord(w string, first bool) {
+	lower := strings.ToLower(w)
+	switch {
+	case strings.ContainsAny(w, "0123456789"):
+		ct.add(token{text: lower, weight: weightNumber, kind: exactToken})
+	case strings.ContainsAny(w, "_./:") || innerCapital(w):
+		ct.add(token{text: lower, weight: weightCode, kind: exactToken})
+	case strings.Contains(w, "-") || (!first && startsUpper(w)) || allUpper(w):
+		ct.add(token{text: lower, weight: weightName, kind: exactToken})
+	case utf8.RuneCountInString(w) >= minWordLen && !stopWords[lower]:
+		ct.add(token{text: stem(lower), weight: weightWord, kind: wordToken})
+	}
+}
+
+// addCJK adds a run of CJK text as bigrams (one character alone).
+func (ct *claimTokens) addCJK(run string) {
+	prev := -1
+	for i := range run {
+		if prev >= 0 {
+			_, n := utf8.DecodeRuneInString(run[i:])
+			ct.add(token{text: run[prev : i+n], weight: weightWord, kind: cjkToken})
+		}
+		prev = i
+	}
+	if utf8.RuneCountInString(run) == 1 {
+		ct.add(token{text: run, weight: weightWord, kind: cjkToken})
+	}
+}
+
+// add keeps one token per text, with its highest weight.
+func (ct *claimTokens) add(t token) {
+	for i := range ct.tokens {
+		if ct.tokens[i].text == t.text && ct.tokens[i].kind == t.kind {
+			if t.weight > ct.tokens[i].weight {
+				ct.total += t.weight - ct.tokens[i].weight
+				ct.tokens[i].weight = t.weight
+			}
+			return
+		}
+	}
+	ct.tokens = append(ct.tokens, t)
+	ct.total += t.weight
+	if t.kind == cjkToken {
+		ct.cjkWeight += t.weight
+	}
+}
+
+func innerCapital(w string) bool {
+	for i, r := range w {
+		if i > 0 && unicode.IsUpper(r) && !allUpper(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func startsUpper(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+func allUpper(w string) bool {
+	letters := 0
+	for _, r := range w {
+		if unicode.IsLower(r) {
+			return false
+		}
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return letters >= 2
+}
+
+// stemSuffixes are cut from plain words so "configured" finds
+// "configure" and "memories" finds "memory" (by the common stem).
+var stemSuffixes = []string{"ing", "ies", "es", "ed", "s", "e", "y"}
+
+func stem(w string) string {
+	for _, suf := range stemSuffixes {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 4 {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// chunkText is a chunk's content as scoring reads it.
+type chunkText struct {
+	raw, lower string
+	cjk        bool // holds CJK text
+}
+
+func newChunkText(content string) chunkText {
+	return chunkText{raw: content, lower: strings.ToLower(content), cjk: hasCJK(content)}
+}
+
+func hasCJK(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.IndexFunc(s[i:], isCJK) >= 0
+		}
+	}
+	return false
+}
+
+// score is the share of the sentence's weight found in the chunk. A
+// sentence with nothing to weigh ("Yes.") scores 1: it claims nothing a
+// chunk could fail to hold. CJK text cannot be found in a chunk without
+// any (a Chinese answer citing an English page): it is left out, and the
+// sentence is judged on its names, numbers and identifiers alone, or
+// scores 0 without any.
+func (ct claimTokens) score(c chunkText) float64 { return ct.scoreAbove(c, 0) }
+
+// scoreAbove is score, except that it stops as soon as the score cannot
+// reach floor any more and then returns something below floor: most
+// chunks a sentence is tried against (the gate looking for its best
+// support) fail early, on a heavy token.
+func (ct claimTokens) scoreAbove(c chunkText, floor float64) float64 {
+	if ct.total == 0 {
+		return 1
+	}
+	total := ct.total
+	if !c.cjk {
+		total -= ct.cjkWeight
+	}
+	if total == 0 {
+		return 0
+	}
+	found, missed := 0, 0
+	for _, t := range ct.tokens {
+		if t.kind == cjkToken && !c.cjk {
+			continue
+		}
+		if t.found(c) {
+			found += t.weight
+			continue
+		}
+		missed += t.weight
+		if float64(total-missed) < floor*float64(total) {
+			return float64(total-missed) / float64(total) / 2
+		}
+	}
+	return float64(found) / float64(total)
+}
+
+func (t token) found(c chunkText) bool {
+	switch t.kind {
+	case quoteToken:
+		return strings.Contains(c.raw, t.text)
+	case cjkToken:
+		return strings.Contains(c.lower, t.text)
+	default:
+		return containsWord(c.lower, t.text, t.kind == exactToken)
+	}
+}
+
+// containsWord finds w in s at a word start; whole also wants a word end.
+func containsWord(s, w string, whole bool) bool {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if wordBoundaryBefore(s, i) && (!whole || wordBoundaryAfter(s, i+len(w))) {
+			return true
+		}
+		from = i + 1
+	}
+	return false
+}
+
+func wordBoundaryBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return i == 0 || !wordRune(r)
+}
+
+func wordBoundaryAfter(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return i == len(s) || !wordRune(r)
+}
