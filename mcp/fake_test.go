@@ -131,6 +131,10 @@ func server(t *testing.T, g *fakeGate, cfg Config) (*Handler, *httptest.Server) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h, startHandler(t, h)
+}
+
+func startHandler(t *testing.T, h *Handler) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.Handle(h.Config().Path, h)
 	for _, p := range h.MetadataPaths() {
@@ -138,7 +142,7 @@ func server(t *testing.T, g *fakeGate, cfg Config) (*Handler, *httptest.Server) 
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { h.Close(); srv.Close() })
-	return h, srv
+	return srv
 }
 
 // bearer adds an Authorization header to every request of the SDK client.
@@ -196,4 +200,15 @@ func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+func (g *fakeGate) hasEvent(kind string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, ev := range g.events {
+		if ev.Kind == kind {
+			return true
+		}
+	}
+	return false
 }

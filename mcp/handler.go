@@ -71,6 +71,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden, "origin is not allowed"), nil)
 		return
 	}
+	if cors(w, r) {
+		return
+	}
 	r.Header.Del(headerExchange)
 	switch r.Method {
 	case http.MethodPost:
@@ -128,6 +131,10 @@ func (h *Handler) sessionFor(r *http.Request, msg *message, c Caller) (*session,
 // serveSession serves GET (the session's server-to-client stream) and
 // DELETE (end the session): both act on a session, so both need its owner.
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(headerProtocolVersion) >= revisionStateless {
+		h.stateless.ServeHTTP(w, r) // no sessions on this revision: 405 with Allow: POST
+		return
+	}
 	c, ok := h.authenticate(w, r, &refusal{})
 	if !ok {
 		return
@@ -140,7 +147,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.serve(h.stateful, w, r, ex) // without a session the SDK refuses (405 when stateless, 400 otherwise)
+	h.serve(h.stateful, w, r, ex) // without a session the SDK refuses with 400
 }
 
 // serve hands an admitted request to one of the SDK handlers.
