@@ -98,6 +98,11 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
+	for _, s := range c.Scopes {
+		if !validScopeToken(s) {
+			return fmt.Errorf("mcp scope %q is not an OAuth scope token (RFC 6749 §3.3)", s)
+		}
+	}
 	if c.SessionIdleTimeout < 0 || c.MaxSessionsPerCaller < 0 || c.MaxBodyBytes < 0 {
 		return fmt.Errorf("mcp session idle timeout, max sessions per caller and max body bytes must not be negative")
 	}
@@ -110,4 +115,18 @@ func checkAbsoluteURL(what, s string) error {
 		return fmt.Errorf("mcp %s %q must be an absolute http(s) URL without a fragment", what, s)
 	}
 	return nil
+}
+
+// validScopeToken is RFC 6749's scope-token: printable ASCII without space,
+// quote or backslash, which also keeps the WWW-Authenticate quoting intact.
+func validScopeToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -85,3 +85,21 @@ func TestStatelessRawRequests(t *testing.T) {
 		t.Errorf("gate calls %d, want 1", g.calls.Load())
 	}
 }
+
+// An unknown method is a JSON-RPC error, not a tool result, and the gate is
+// not asked.
+func TestUnknownMethod(t *testing.T) {
+	g := newFakeGate()
+	_, srv := server(t, g, Config{})
+	body := `{"jsonrpc":"2.0","id":3,"method":"wiki/drop","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	resp, out := post(t, srv, "POST", map[string]string{"Authorization": "Bearer agent:coder", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "wiki/drop"}, body)
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("%d %s", resp.StatusCode, out)
+	}
+	if code, _, _ := rpcErr(t, out); code != -32601 {
+		t.Errorf("code %d", code)
+	}
+	if g.calls.Load() != 0 || g.toolCalls.Load() != 0 {
+		t.Error("gate asked")
+	}
+}
