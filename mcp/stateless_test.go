@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,5 +103,22 @@ func TestUnknownMethod(t *testing.T) {
 	}
 	if g.calls.Load() != 0 || g.toolCalls.Load() != 0 {
 		t.Error("gate asked")
+	}
+}
+
+// A 2026-07-28 client listening (subscriptions/listen) hears list_changed
+// after a reload: the stateless server cannot tell callers apart there, so
+// every listener re-lists and gets its own list.
+func TestStatelessListChanged(t *testing.T) {
+	g := newFakeGate()
+	h, srv := server(t, g, Config{})
+	var heard atomic.Int64
+	cs := connect(t, srv, "agent:coder", "", &mcpsdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcpsdk.ToolListChangedRequest) { heard.Add(1) }})
+	g.setGrants("coder", "search")
+	h.Refresh(ctxT(t))
+	waitFor(t, func() bool { return heard.Load() >= 1 })
+	if names := toolNames(t, cs); len(names) != 1 {
+		t.Errorf("after reload: %v", names)
 	}
 }
