@@ -112,6 +112,9 @@ func parseMessage(body []byte) (*message, *refusal) {
 	if env.JSONRPC != "2.0" {
 		return nil, refuse(http.StatusBadRequest, codeInvalidRequest, `jsonrpc must be "2.0"`)
 	}
+	if env.ID != nil && env.ID.Kind() != '"' && env.ID.Kind() != '0' {
+		return nil, refuse(http.StatusBadRequest, codeInvalidRequest, "id must be a string or a number")
+	}
 	msg := &message{ID: env.ID}
 	if env.Method == nil {
 		if env.ID == nil || (env.Result == nil) == (env.Error == nil) {

@@ -193,6 +193,7 @@ func TestRefusedBeforeGate(t *testing.T) {
 		{"not JSON", nil, `tools/call search`, 400, codeParseError},
 		{"two messages", nil, call + call, 400, codeParseError},
 		{"jsonrpc 1.0", nil, strings.Replace(call, `"2.0"`, `"1.0"`, 1), 400, codeInvalidRequest},
+		{"object id", nil, strings.Replace(call, `"id":2`, `"id":{"a":1}`, 1), 400, codeInvalidRequest},
 		{"unknown member", nil, strings.Replace(call, `"id":2`, `"id":2,"Method":"tools/list"`, 1), 400, codeParseError},
 		{"duplicate method", nil, strings.Replace(call, `"id":2`, `"id":2,"method":"tools/list"`, 1), 400, codeParseError},
 		{"look-alike name", nil, strings.Replace(call, `"name":"search"`, `"name":"search","NAME":"ask"`, 1), 400, codeInvalidRequest},

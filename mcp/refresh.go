@@ -61,8 +61,8 @@ func (h *Handler) refreshSession(ctx context.Context, s *session) refreshOutcome
 
 func (h *Handler) closeSession(s *session, reason string) refreshOutcome {
 	c, ss := s.snapshot()
+	h.sessions.remove(s) // first, so the closing session's own goroutine does not report it again
 	_ = ss.Close()
-	h.sessions.remove(s)
 	h.event(SessionEvent{Kind: EventSessionClosed, Caller: c.Principal, SessionID: s.id, Reason: reason})
 	return refreshClosed
 }

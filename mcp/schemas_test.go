@@ -43,10 +43,10 @@ func TestSchemasMatchTheProtocol(t *testing.T) {
 	feedback := map[string]any{"record": map[string]any{"id": "f1", "type": "feedback", "eventType": "qa_no_answer", "dedupeKey": "k",
 		"status": "open", "count": 1, "firstSeenAt": time.Now(), "lastSeenAt": time.Now()}, "created": true, "audit": audit}
 	outputs := map[string]any{
-		"search":      protocol.SearchResult{Hits: []protocol.SearchHit{{Path: "p", URL: "/u", Title: "t", Snippet: "s", Score: 1, SourceProject: "x", Version: "main"}}, Total: 1, Audit: audit},
-		"get_page":    protocol.PageResult{Pages: []protocol.Page{{Path: "p", URL: "/u", Title: "t", Version: "main", SourceProject: "x", Content: "c"}}, Audit: audit},
-		"ask":         protocol.AnswerResult{Answer: "a [1]", Confidence: "low", Grounding: protocol.Grounding{Status: "ungrounded"}, NoAnswerReason: &protocol.NoAnswerReason{Code: protocol.CodeNoAnswer, Reason: "no_evidence", Message: "m"}, Audit: audit},
-		"get_context": protocol.ContextPack{Question: "q", Items: []protocol.ContextItem{{Path: "p", URL: "/u", Title: "t", ChunkID: "c", Content: "x"}}, MaxTokens: 4000, Audit: audit},
+		"search":                  protocol.SearchResult{Hits: []protocol.SearchHit{{Path: "p", URL: "/u", Title: "t", Snippet: "s", Score: 1, SourceProject: "x", Version: "main"}}, Total: 1, Audit: audit},
+		"get_page":                protocol.PageResult{Pages: []protocol.Page{{Path: "p", URL: "/u", Title: "t", Version: "main", SourceProject: "x", Content: "c"}}, Audit: audit},
+		"ask":                     protocol.AnswerResult{Answer: "a [1]", Confidence: "low", Grounding: protocol.Grounding{Status: "ungrounded"}, NoAnswerReason: &protocol.NoAnswerReason{Code: protocol.CodeNoAnswer, Reason: "no_evidence", Message: "m"}, Audit: audit},
+		"get_context":             protocol.ContextPack{Question: "q", Items: []protocol.ContextItem{{Path: "p", URL: "/u", Title: "t", ChunkID: "c", Content: "x"}}, MaxTokens: 4000, Audit: audit},
 		"create_feedback":         feedback,
 		"create_improvement_task": feedback,
 	}

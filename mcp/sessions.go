@@ -113,16 +113,18 @@ func (t *sessionTable) get(id string) *session {
 	return t.byID[id]
 }
 
-func (t *sessionTable) remove(s *session) {
+// remove forgets s and reports whether it was still there.
+func (t *sessionTable) remove(s *session) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byID[s.id] != s {
-		return
+		return false
 	}
 	delete(t.byID, s.id)
 	if t.count[s.quota]--; t.count[s.quota] <= 0 {
 		delete(t.count, s.quota)
 	}
+	return true
 }
 
 func (t *sessionTable) all() []*session {
@@ -174,7 +176,9 @@ func (h *Handler) adopt(s *session) {
 	go func() {
 		_ = ss.Wait()
 		s.renew(Caller{}) // stops the expiry timer
-		h.sessions.remove(s)
+		if h.sessions.remove(s) {
+			h.event(SessionEvent{Kind: EventSessionClosed, Caller: c.Principal, SessionID: s.id, Reason: "ended: DELETE, idle timeout or credential expiry"})
+		}
 	}()
 }
 
