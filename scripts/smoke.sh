@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 GATE="http://127.0.0.1:8080"
 # The README's default addresses: refuse to start if something already
 # answers there, or the checks below would test that instead.
-for port in 8080 7700 9380 2019; do
+for port in 8080 7700 9380; do
 	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 		echo "port $port is in use; stop what listens there first" >&2
 		exit 1
@@ -87,6 +87,17 @@ expect improvement_forbidden 403 '"forbidden_tool"' -- "$GATE/agent/tools/create
 	-H "Authorization: Bearer $TOKEN" -d '{"eventType":"qa_no_answer","question":"payroll?","title":"Document payroll"}'
 expect improvement_task 200 '"created":true' -- "$GATE/agent/tools/create_improvement_task" -H "Authorization: Bearer $OTHER" \
 	-d '{"eventType":"qa_no_answer","question":"What is the payroll schedule for contractors?","title":"Document the contractor payroll schedule","scope":{"projects":["kunora-kgent"]}}'
+# Caddy-layer errors carry the protocol's envelope (handle_errors + wikigate_error)
+expect caddy_layer_error 400 '"invalid_request"' -- "$GATE/agent/tools/search" -H "Host: ..." -d '{}'
+# the admin API is an owner-only unix socket in the data dir; reload and metrics go through it
+if [ "$(stat -c %a "$work/admin.sock" 2>/dev/null)" = 600 ]; then echo "ok   admin socket is 0600"; else echo "FAIL admin socket is not an owner-only socket" >&2; fail=1; fi
+if ./wikigate reload --config Caddyfile >>"$work/server.log" 2>&1; then echo "ok   reload via the admin socket"; else echo "FAIL reload via the admin socket" >&2; fail=1; fi
+metrics=$(curl -sS --unix-socket "$work/admin.sock" http://localhost/metrics || true)
+if grep -q '^caddy_wikigate_calls_total' <<<"$metrics"; then
+	echo "ok   metrics via the admin socket"
+else
+	echo "FAIL no gate metrics via the admin socket" >&2; fail=1
+fi
 stop
 start
 expect feedback_after_restart 200 '"count":2' -- "$GATE/agent/tools/create_feedback" -H "Authorization: Bearer $TOKEN" \

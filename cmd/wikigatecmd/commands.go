@@ -22,6 +22,7 @@ import (
 // holds it (caddymodule).
 func init() {
 	applyEnvDefaults()
+	prepareDataDir(os.Args)
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "wikigate",
 		Usage: "token|key ...",

@@ -69,3 +69,13 @@ func splitHostPort(name string) {
 	setDefault(name+"_HOST", host)
 	setDefault(name+"_PORT", port)
 }
+
+// prepareDataDir creates the data directory, owner-only, when the server is
+// started: the admin socket lives there, and Caddy binds it before any
+// module (the feedback store) could create the directory.
+func prepareDataDir(args []string) {
+	if len(args) < 2 || (args[1] != "run" && args[1] != "start") {
+		return
+	}
+	_ = os.MkdirAll(os.Getenv("WIKIGATE_DATA_DIR"), 0o700) // Caddy reports what still fails
+}

@@ -22,3 +22,16 @@ func TestAdminDefaultsToAnOwnerOnlySocketInTheDataDir(t *testing.T) {
 		}
 	}
 }
+
+func TestDataDirIsCreatedOwnerOnlyWhenServing(t *testing.T) {
+	dir := t.TempDir() + "/data"
+	t.Setenv("WIKIGATE_DATA_DIR", dir)
+	prepareDataDir([]string{"wikigate", "version"})
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatalf("a command that does not serve created %s", dir)
+	}
+	prepareDataDir([]string{"wikigate", "run"})
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("data dir after run: %v %v, want an owner-only directory", fi, err)
+	}
+}
