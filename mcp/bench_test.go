@@ -1,0 +1,89 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// BenchmarkStatelessSearch is the in-process cost of one 2026-07-28
+// tools/call search through this package and the SDK, without the network
+// and with a gate that answers at once; BenchmarkGateOnly is that gate call
+// and the JSON an HTTP route would write. The difference is what MCP adds
+// per call (phase 2 reports it next to bench run B).
+func BenchmarkStatelessSearch(b *testing.B) {
+	h, err := New(Config{Enabled: true}, newFakeGate(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"question":"agent memory"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Authorization", "Bearer agent:coder")
+		r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		r.Header.Set("Mcp-Method", "tools/call")
+		r.Header.Set("Mcp-Name", "search")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}
+
+func BenchmarkGateOnly(b *testing.B) {
+	g := newFakeGate()
+	args := json.RawMessage(`{"question":"agent memory"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest("POST", "/agent/tools/search", strings.NewReader(string(args)))
+		r.Header.Set("Authorization", "Bearer agent:coder")
+		c, _ := g.Authenticate(r)
+		out, err := g.Call(context.Background(), c.Principal, "search", args, CallMeta{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		_ = json.NewEncoder(w).Encode(out)
+	}
+}
+
+// BenchmarkSessionSearch is the same call on an open 2025-11-25 session.
+func BenchmarkSessionSearch(b *testing.B) {
+	h, err := New(Config{Enabled: true}, newFakeGate(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	send := func(body, session string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Authorization", "Bearer agent:coder")
+		if session != "" {
+			r.Header.Set("Mcp-Session-Id", session)
+			r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`, "")
+	id := w.Header().Get("Mcp-Session-Id")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, id)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"question":"agent memory"}}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		if w := send(body, id); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "structuredContent") {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}
