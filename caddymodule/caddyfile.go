@@ -64,6 +64,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			similarity_threshold <0..1>
 //			high_score           <0..1>
 //			medium_score         <0..1>
+//			support_threshold    <0..1>
+//			min_supported        <0..1>
 //			empty_response       <text>
 //		}
 //		sessions {
@@ -212,6 +214,8 @@ func (r *RAGFlowConfig) unmarshal(d *caddyfile.Dispenser) error {
 		"similarity_threshold": func() error { return fractionArg(d, &r.SimilarityThreshold) },
 		"high_score":           func() error { return fractionArg(d, &r.HighScore) },
 		"medium_score":         func() error { return fractionArg(d, &r.MediumScore) },
+		"support_threshold":    func() error { return fractionArg(d, &r.SupportThreshold) },
+		"min_supported":        func() error { return fractionArg(d, &r.MinSupported) },
 		"empty_response": func() error {
 			var text string
 			err := oneArg(d, &text)

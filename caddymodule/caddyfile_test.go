@@ -46,6 +46,8 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		"tenant key one arg":   "wikigate {\n meilisearch {\n tenant_key k\n }\n}",
 		"page size too big":    "wikigate {\n ragflow {\n page_size 1000\n }\n}",
 		"score over one":       "wikigate {\n ragflow {\n high_score 2\n }\n}",
+		"support over one":     "wikigate {\n ragflow {\n support_threshold 1.5\n }\n}",
+		"min supported text":   "wikigate {\n ragflow {\n min_supported most\n }\n}",
 	}
 	for name, input := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -84,4 +86,17 @@ func FuzzUnmarshalCaddyfile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input string) {
 		_ = new(Handler).UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
 	})
+}
+
+// TestCaddyfileGroundingThresholds: the ragflow block's grounding
+// thresholds reach the answer engine.
+func TestCaddyfileGroundingThresholds(t *testing.T) {
+	h := new(Handler)
+	in := "wikigate {\n ragflow {\n support_threshold 0.6\n min_supported 0.25\n }\n}"
+	if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(in)); err != nil {
+		t.Fatal(err)
+	}
+	if a := h.RAGFlow.answerConfig(); a.SupportThreshold != 0.6 || a.MinSupported != 0.25 {
+		t.Errorf("answer config %+v", a)
+	}
 }

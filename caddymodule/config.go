@@ -84,6 +84,14 @@ type RAGFlowConfig struct {
 	// cited chunk's score. Defaults 0.5 and 0.3.
 	HighScore   float64 `json:"high_score,omitempty"`
 	MediumScore float64 `json:"medium_score,omitempty"`
+	// SupportThreshold is the support score (token overlap, 0..1) a
+	// sentence needs against the chunk it cites to be shown; below it the
+	// sentence is treated as uncited and dropped. Default 0.5.
+	SupportThreshold float64 `json:"support_threshold,omitempty"`
+	// MinSupported is the share of a generated answer (0..1, by
+	// characters) that must be supported, or the answer is withheld as a
+	// no-answer. Default 0.5.
+	MinSupported float64 `json:"min_supported,omitempty"`
 	// EmptyResponses are extra texts meaning "nothing found" (e.g. your
 	// assistants' empty_response); RAGFlow's defaults always count.
 	EmptyResponses []string `json:"empty_responses,omitempty"`
@@ -107,6 +115,8 @@ func (r *RAGFlowConfig) answerConfig() gateway.AnswerConfig {
 		SimilarityThreshold: r.SimilarityThreshold,
 		HighScore:           r.HighScore,
 		MediumScore:         r.MediumScore,
+		SupportThreshold:    r.SupportThreshold,
+		MinSupported:        r.MinSupported,
 		EmptyResponses:      r.EmptyResponses,
 	}
 }
