@@ -131,31 +131,89 @@ func TestAnonymousSessionFlood(t *testing.T) {
 // TestSessionEvictedDuringItsTurn: the session is evicted while RAGFlow is
 // generating its turn's answer. The owner is told session_expired (410),
 // not a 500 after the answer was made.
+//
+// The store (max_memory 1MiB) evicts its oldest entries first. The test
+// measures how many sessions it holds, fills it behind the victim to just
+// under that before the turn, and writes the rest while the turn waits on
+// RAGFlow, so the eviction fits well inside the RAGFlow timeout.
 func TestSessionEvictedDuringItsTurn(t *testing.T) {
 	g, tap := startTappedGate(t, "max_memory 1MiB")
 	coding := bearer(agentToken(t, "kunora-coding-agent"))
+	capacity := storeCapacity(t, g, coding)
 	id, token := createSession(t, g, coding)
-	evict := func() {
-		// Other agents' sessions fill the 1 MiB store; the victim is the
-		// oldest entry, so it goes first.
-		var wg sync.WaitGroup
-		for w := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				other := bearer(agentToken(t, []string{"kunora-coding-agent", "docs-maintainer-agent"}[w%2]))
-				for range 1500 {
-					g.post("/answer/sessions", other, `{}`)
-				}
-			}()
-		}
-		wg.Wait()
+	const margin = 400
+	fill(t, g, coding, capacity-margin)
+	if !sessionAlive(t, g, coding, id, token) {
+		t.Fatalf("the victim was evicted before its turn (capacity %d)", capacity)
 	}
+	evict := func() { fill(t, g, coding, 2*margin) }
 	tap.during.Store(&evict)
 	r := g.post("/answer/sessions/"+id+"/turns", withSession(coding, token), `{"question":"How do I configure agent memory?"}`)
 	if r.Status != 410 || r.errorCode(t) != "session_expired" {
 		t.Fatalf("a turn whose session was evicted while it was answered: %d %s", r.Status, r.Body)
 	}
+}
+
+// storeCapacity is about how many empty sessions of caller the store holds:
+// sessions created behind a probe until the probe is evicted.
+func storeCapacity(t *testing.T, g *gate, caller map[string]string) int {
+	id, token := createSession(t, g, caller)
+	const batch = 100
+	for n := batch; n <= 20000; n += batch {
+		fill(t, g, caller, batch)
+		if !sessionAlive(t, g, caller, id, token) {
+			return n - batch
+		}
+	}
+	t.Fatal("20000 sessions fit in a 1 MiB store")
+	return 0
+}
+
+// sessionAlive asks for a turn wider than the session's scope: the gate
+// loads the session (session_forbidden when it is gone) and then refuses
+// the scope (forbidden_scope) without touching or rewriting the session.
+func sessionAlive(t *testing.T, g *gate, caller map[string]string, id, token string) bool {
+	r := g.post("/answer/sessions/"+id+"/turns", withSession(caller, token), `{"question":"q","scope":{"paths":["publish/system/components/kunora-gateway"]}}`)
+	switch code := r.errorCode(t); code {
+	case "forbidden_scope":
+		return true
+	case "session_forbidden":
+		return false
+	default:
+		t.Fatalf("probe turn: %d %s", r.Status, r.Body)
+		return false
+	}
+}
+
+// fill creates n empty sessions of caller, four at a time. It may run
+// outside the test goroutine, so it reports failures with t.Error.
+func fill(t *testing.T, g *gate, caller map[string]string, n int) {
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				req, _ := http.NewRequest(http.MethodPost, g.url+"/answer/sessions", strings.NewReader(`{}`))
+				for k, v := range caller {
+					req.Header.Set(k, v)
+				}
+				resp, err := g.client.Do(req)
+				if err != nil {
+					t.Errorf("filling the store: %v", err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					t.Errorf("filling the store: %d", resp.StatusCode)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // TestTrimmedTurnsCitationSummary: with max_turns 1, the second turn trims
