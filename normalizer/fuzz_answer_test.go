@@ -85,6 +85,9 @@ func assertFuzzContextPack(t *testing.T, chunks []ragflow.Chunk, eff protocol.Sc
 	}
 	seen := map[string]bool{}
 	for i, it := range pack.Items {
+		if pack.Citations[i].ChunkID != it.ChunkID {
+			t.Errorf("item %d is %q but citation %d (its [%d]) is %q", i, it.ChunkID, i, i+1, pack.Citations[i].ChunkID)
+		}
 		if seen[it.ChunkID] || !slices.ContainsFunc(kept, func(k ragflow.Chunk) bool { return k.ID == it.ChunkID }) {
 			t.Errorf("item %q repeated or out of scope", it.ChunkID)
 		}
