@@ -86,6 +86,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e.current.Store(p)
 	e.logger.Info("policy loaded", zap.String("dir", e.dir), zap.String("revision", p.revision))
 	e.logCacheOff(p)
+	e.logToolGateMissing(p)
 	return e, nil
 }
 

@@ -28,6 +28,7 @@ import (
 // every request; only the cache changes.
 type prepared struct {
 	query    rego.PreparedEvalQuery
+	tool     *rego.PreparedEvalQuery // ToolQuery; nil when the policy does not define it
 	revision string
 	cache    *decisionCache
 	// uncacheable names the nondeterministic built-in that turned the
@@ -159,7 +160,11 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int) (*pr
 	if err != nil {
 		return nil, fmt.Errorf("prepare policy query: %w", err)
 	}
-	p := &prepared{query: pq, revision: s.revision(), uncacheable: nondeterministicCall(compiler)}
+	tool, err := prepareToolQuery(ctx, compiler, store)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{query: pq, tool: tool, revision: s.revision(), uncacheable: nondeterministicCall(compiler)}
 	if p.uncacheable == "" {
 		p.cache = newDecisionCache(cacheSize)
 	}

@@ -37,6 +37,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	e.logger.Info("policy reloaded", zap.String("dir", e.dir),
 		zap.String("previous_revision", previous.revision), zap.String("revision", next.revision))
 	e.logCacheOff(next)
+	e.logToolGateMissing(next)
 	return nil
 }
 

@@ -25,27 +25,36 @@ func keepTerm(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
 // results or a malformed object are errors (fail closed), as in
 // opa-envoy-plugin envoyauth/evaluation.go Eval.
 func parseResult(rs rego.ResultSet) (Decision, error) {
-	switch {
-	case len(rs) == 0:
-		return Decision{}, ErrUndefinedDecision
-	case len(rs) > 1:
-		return Decision{}, fmt.Errorf("policy returned %d results, want 1", len(rs))
-	case len(rs[0].Expressions) != 1:
-		return Decision{}, fmt.Errorf("policy returned %d expressions, want 1", len(rs[0].Expressions))
-	}
-	term, ok := rs[0].Expressions[0].Value.(*ast.Term)
-	if !ok {
-		return Decision{}, fmt.Errorf("policy decision is %T, want an object", rs[0].Expressions[0].Value)
-	}
-	object, ok := term.Value.(ast.Object)
-	if !ok {
-		return Decision{}, fmt.Errorf("policy decision is %s, want an object", ast.ValueName(term.Value))
+	object, err := decisionObject(rs)
+	if err != nil {
+		return Decision{}, err
 	}
 	wire, err := readWireDecision(object)
 	if err != nil {
 		return Decision{}, fmt.Errorf("malformed policy decision: %w", err)
 	}
 	return wire.toDecision()
+}
+
+// decisionObject is the one object a decision query returned.
+func decisionObject(rs rego.ResultSet) (ast.Object, error) {
+	switch {
+	case len(rs) == 0:
+		return nil, ErrUndefinedDecision
+	case len(rs) > 1:
+		return nil, fmt.Errorf("policy returned %d results, want 1", len(rs))
+	case len(rs[0].Expressions) != 1:
+		return nil, fmt.Errorf("policy returned %d expressions, want 1", len(rs[0].Expressions))
+	}
+	term, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	if !ok {
+		return nil, fmt.Errorf("policy decision is %T, want an object", rs[0].Expressions[0].Value)
+	}
+	object, ok := term.Value.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("policy decision is %s, want an object", ast.ValueName(term.Value))
+	}
+	return object, nil
 }
 
 func readWireDecision(o ast.Object) (wireDecision, error) {
