@@ -75,6 +75,20 @@ func (r *Record) AddBackend(name string, status int, latency time.Duration, err 
 	r.Backends = append(r.Backends, call)
 }
 
+// A call whose caller hung up before it was answered is a client cancel:
+// its own result and status (nginx's 499 "client closed request"; nothing
+// was written back), never a protocol error code.
+const (
+	ResultClientClosed = "client_closed"
+	StatusClientClosed = 499
+)
+
+// ClientClosed records a client cancel.
+func (r *Record) ClientClosed() {
+	r.Result = ResultClientClosed
+	r.Status = StatusClientClosed
+}
+
 // Fail records the protocol error a call ended with.
 func (r *Record) Fail(e *protocol.Error) {
 	r.Result = string(e.Code)

@@ -4,7 +4,12 @@
 // Unreachable, Timeout and Rejected; a bad gateway (502) for BadResponse.
 package backend
 
-import "github.com/wikigate/wikigate/protocol"
+import (
+	"context"
+	"errors"
+
+	"github.com/wikigate/wikigate/protocol"
+)
 
 // ErrorKind classifies a failed backend call.
 type ErrorKind int
@@ -12,7 +17,9 @@ type ErrorKind int
 // Error kinds.
 const (
 	// Unreachable: the connection failed (refused, reset, DNS) or the
-	// caller's context ended before an answer.
+	// caller's context ended before an answer. When it ended because the
+	// caller hung up (ClientClosed), the gateway records a client cancel,
+	// not this kind's 503.
 	Unreachable ErrorKind = iota + 1
 	// Timeout: the per-call deadline passed.
 	Timeout
@@ -54,4 +61,13 @@ func (k ErrorKind) Protocol(code protocol.Code, what string) *protocol.Error {
 		return protocol.NewError(code, what+" returned an invalid response").WithStatus(k.Status())
 	}
 	return protocol.NewError(code, what+" is unavailable").WithStatus(k.Status())
+}
+
+// ClientClosed reports whether ctx, a call's request context, was canceled:
+// the caller hung up (the gate's own deadlines are set on contexts below
+// it and end with DeadlineExceeded there). Whatever failed after that
+// failed because the call was cut short, not because a backend or the
+// policy did: the call is a client cancel.
+func ClientClosed(ctx context.Context) bool {
+	return errors.Is(ctx.Err(), context.Canceled)
 }

@@ -14,8 +14,9 @@ import (
 // metrics are created once per process and registered into each config's
 // registry (caddy-ratelimit's pattern), so a reload keeps counting. Every
 // label comes from a bounded set: the route's tool, the call's result (ok,
-// answered, no_answer, created, merged, replayed or a protocol error code)
-// and the backend's name. Never a caller, token or address.
+// answered, no_answer, created, merged, replayed, client_closed or a
+// protocol error code) and the backend's name. Never a caller, token or
+// address.
 type metrics struct {
 	calls        *prometheus.CounterVec
 	callDuration *prometheus.HistogramVec
@@ -33,7 +34,7 @@ func newMetrics() *metrics {
 	return &metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "calls_total",
-			Help: "Calls to the gate by tool and result (ok, answered, no_answer, created, merged, replayed, or the protocol error code).",
+			Help: "Calls to the gate by tool and result (ok, answered, no_answer, created, merged, replayed, client_closed when the caller hung up, or the protocol error code).",
 		}, []string{"tool", "result"}),
 		callDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Subsystem: sub, Name: "call_duration_seconds",
@@ -42,7 +43,7 @@ func newMetrics() *metrics {
 		}, []string{"tool"}),
 		backend: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Subsystem: sub, Name: "backend_duration_seconds",
-			Help:    "Latency of backend calls by backend and outcome (ok or error).",
+			Help:    "Latency of backend calls by backend and outcome (ok, error, or client_closed when the caller hung up during the call).",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 		}, []string{"backend", "outcome"}),
 		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -80,13 +81,21 @@ func (m *metrics) Observe(rec *audit.Record) {
 	m.calls.WithLabelValues(rec.Tool, result).Inc()
 	m.callDuration.WithLabelValues(rec.Tool).Observe(time.Since(rec.Start).Seconds())
 	for _, b := range rec.Backends {
-		outcome := "ok"
-		if b.Error != "" {
-			outcome = "error"
-		}
-		m.backend.WithLabelValues(b.Name, outcome).Observe(b.Latency.Seconds())
+		m.backend.WithLabelValues(b.Name, backendOutcome(rec, b)).Observe(b.Latency.Seconds())
 	}
 	if rec.Dropped > 0 {
 		m.dropped.WithLabelValues(rec.Tool).Add(float64(rec.Dropped))
 	}
+}
+
+// backendOutcome labels a backend call: a call that failed while its caller
+// hung up was cut short, which says nothing about the backend.
+func backendOutcome(rec *audit.Record, b audit.BackendCall) string {
+	switch {
+	case b.Error == "":
+		return "ok"
+	case rec.Result == audit.ResultClientClosed:
+		return audit.ResultClientClosed
+	}
+	return "error"
 }

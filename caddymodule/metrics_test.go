@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -30,5 +31,29 @@ func TestMetricsObserveCalls(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(m.backend); n != 1 {
 		t.Errorf("backend series = %d, want 1", n)
+	}
+}
+
+// TestMetricsCountClientCancelsApart: a caller hanging up is its own result,
+// and the backend call it cut short is not a backend error.
+func TestMetricsCountClientCancelsApart(t *testing.T) {
+	m := newMetrics()
+	rec := audit.New("r1", "/agent/tools/ask", time.Now())
+	rec.Tool = "ask"
+	rec.AddBackend("ragflow.completion", 0, time.Second, errors.New("context canceled"))
+	rec.ClientClosed()
+	m.Observe(rec)
+
+	if got := testutil.ToFloat64(m.calls.WithLabelValues("ask", "client_closed")); got != 1 {
+		t.Errorf("client_closed calls = %v", got)
+	}
+	if got := testutil.ToFloat64(m.calls.WithLabelValues("ask", "ragflow_unavailable")); got != 0 {
+		t.Errorf("a client cancel counted as ragflow_unavailable")
+	}
+	if n := testutil.CollectAndCount(m.backend); n != 1 {
+		t.Fatalf("backend series = %d, want 1", n)
+	}
+	if !m.backend.DeleteLabelValues("ragflow.completion", "client_closed") {
+		t.Error("the cut-short backend call is not labelled client_closed")
 	}
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/wikigate/wikigate/audit"
@@ -10,6 +11,7 @@ import (
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/sessions"
+	"go.uber.org/zap"
 )
 
 // call is one request on its way through the pipeline.
@@ -23,10 +25,11 @@ type call struct {
 	session   *sessions.Session // set by a session route's bind
 }
 
-// serveCall runs the checks in the protocol's order (§6.2): method, body
-// size, credential, request schema, policy (tool, scope, dataset, write),
-// then the tool. The first failure answers; a denied call never reaches a
-// backend. Exactly one audit record is written, whatever happens.
+// serveCall runs the checks in the protocol's order (§6.2): method,
+// credential (token and identity), the policy's tool gate, then the body
+// (size, schema), the policy's decision (scope, dataset, write), then the
+// tool. The first failure answers; a denied call never reaches a backend.
+// Exactly one audit record is written, whatever happens.
 func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := audit.New(reqID, rt.endpoint, g.now())
 	rec.Tool = rt.tool
@@ -48,12 +51,32 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathI
 			return
 		}
 	}
+	if backend.ClientClosed(r.Context()) {
+		g.clientClosed(rec, err)
+		return
+	}
+	if errors.As(err, new(refusedBeforeBody)) && r.ContentLength != 0 {
+		// Close rather than let net/http read the unread body first to
+		// reuse the connection: a slow body would hold the answer back.
+		w.Header().Set("Connection", "close")
+	}
 	pe := protocol.AsError(err)
 	if pe.Code == protocol.CodeInternal {
 		g.deps.Logger.Error("internal error", zapRequestID(reqID), zapError(err))
 	}
 	rec.Fail(pe)
 	writeError(w, reqID, pe)
+}
+
+// clientClosed records a call whose caller hung up before it was answered:
+// whatever failed after that (a backend call, the policy, a store) failed
+// because the call was cut short, not because anything is wrong, so it is
+// neither an error code nor an error-level log. Nothing is written back:
+// nobody is there to read it.
+func (g *Gateway) clientClosed(rec *audit.Record, err error) {
+	rec.ClientClosed()
+	g.deps.Logger.Info("caller closed the connection before the call was answered",
+		zapRequestID(rec.RequestID), zap.String("endpoint", rec.Endpoint), zapError(err))
 }
 
 // finish writes the audit record and tells the observer.
@@ -65,19 +88,21 @@ func (g *Gateway) finish(rec *audit.Record) {
 }
 
 // admit performs every check before the tool runs and returns the call.
+// The credential and the tool gate come before the body: a caller without
+// a valid credential, or without the tool, is answered without a byte of
+// its body read (so it holds no buffer, gets no 100 Continue, and learns
+// nothing about the tool's body schema). Anonymous callers of the public
+// answer routes are let in by the credential check and the tool gate, and
+// their body is read under the same size cap.
 func (g *Gateway) admit(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (*call, error) {
-	if r.Method != http.MethodPost {
-		return nil, protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts POST only")
+	p, err := g.admitCaller(r, rt, rec)
+	if err != nil {
+		return nil, refusedBeforeBody{err}
 	}
 	body, err := protocol.ReadBody(r.Body, g.cfg.MaxBodyBytes)
 	if err != nil {
 		return nil, err
 	}
-	p, err := g.authenticate(r, rt)
-	if err != nil {
-		return nil, err
-	}
-	rec.CallerType, rec.CallerID, rec.Credential, rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
 	req, err := rt.decode(body)
 	if err != nil {
 		return nil, err
@@ -97,6 +122,25 @@ func (g *Gateway) admit(r *http.Request, reqID, pathID string, rt route, rec *au
 	return c, nil
 }
 
+// admitCaller is the part of admit before the body: method, credential,
+// tool gate.
+func (g *Gateway) admitCaller(r *http.Request, rt route, rec *audit.Record) (identity.Principal, error) {
+	if r.Method != http.MethodPost {
+		return identity.Principal{}, protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts POST only")
+	}
+	p, err := g.authenticate(r, rt)
+	if err != nil {
+		return p, err
+	}
+	rec.CallerType, rec.CallerID, rec.Credential, rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
+	return p, g.gateTool(r.Context(), rt, p, rec)
+}
+
+// refusedBeforeBody marks a refusal made before the body was read.
+type refusedBeforeBody struct{ error }
+
+func (e refusedBeforeBody) Unwrap() error { return e.error }
+
 func (g *Gateway) authenticate(r *http.Request, rt route) (identity.Principal, error) {
 	if rt.answer {
 		return g.deps.Auth.AuthenticateAnswer(r)
@@ -104,73 +148,23 @@ func (g *Gateway) authenticate(r *http.Request, rt route) (identity.Principal, e
 	return g.deps.Auth.AuthenticateAgent(r)
 }
 
-// checkRequest validates the decoded body and binds it to the authenticated
-// caller: a body caller naming someone else is refused.
+// checkRequest validates the decoded body, then binds it to the
+// authenticated caller: a malformed body (an unknown caller.type included)
+// is invalid_request, a well-formed caller naming someone else is refused.
 func checkRequest(req request, p identity.Principal, rec *audit.Record) error {
 	std := req.standard()
 	rec.SetQuestion(std.Question)
 	if std.Caller != nil {
 		rec.Purpose = std.Caller.Purpose
-		if (std.Caller.Type != "" && std.Caller.Type != p.Type) || (std.Caller.ID != "" && std.Caller.ID != p.ID) {
-			return protocol.NewError(protocol.CodeUnauthorized, "caller does not match the authenticated identity")
-		}
 	}
 	if err := req.validate(); err != nil {
 		return err
 	}
+	if c := std.Caller; c != nil && ((c.Type != "" && c.Type != p.Type) || (c.ID != "" && c.ID != p.ID)) {
+		return protocol.NewError(protocol.CodeUnauthorized, "caller does not match the authenticated identity")
+	}
 	rec.RequestedScope = std.Scope
 	return nil
-}
-
-// decide asks the policy. Any engine failure denies (fail closed).
-func (g *Gateway) decide(ctx context.Context, rt route, c *call) error {
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.DecisionTimeout)
-	defer cancel()
-	std := c.req.standard()
-	in := policies.Input{
-		Endpoint: rt.endpoint,
-		Tool:     rt.tool,
-		Action:   rt.action,
-		SiteMode: g.cfg.SiteMode,
-		Caller:   callerInput(c.principal),
-		Scope:    std.Scope,
-		Pages:    c.req.pages(),
-		Page:     policies.PageOf(std.Page),
-	}
-	if c.session != nil {
-		in.Session = &policies.SessionInput{Scope: c.session.Scope}
-	}
-	d, err := g.deps.Policy.Decide(ctx, in)
-	if err != nil {
-		g.deps.Logger.Error("policy decision failed; denying", zapRequestID(c.reqID), zapError(err))
-		c.rec.Decision = &audit.Decision{Allow: false, Code: string(protocol.CodePolicyUnavailable), Revision: g.deps.Policy.Revision()}
-		return protocol.NewError(protocol.CodePolicyUnavailable, "the policy could not decide this call; it is denied")
-	}
-	c.rec.Decision = &audit.Decision{Allow: d.Allow, Code: string(d.Code), Reason: d.Reason, Revision: d.Revision}
-	if !d.Allow {
-		return protocol.NewError(d.Code, denyMessage(d))
-	}
-	if err := g.guardAllow(rt, c, d); err != nil {
-		c.rec.Decision.Allow = false
-		return err
-	}
-	c.decision = d
-	c.rec.EffectiveScope = &d.Scope
-	for _, ds := range d.Datasets {
-		c.rec.Datasets = append(c.rec.Datasets, ds.ID)
-	}
-	return nil
-}
-
-func denyMessage(d policies.Decision) string {
-	if d.Reason != "" {
-		return d.Reason
-	}
-	return "denied by policy"
-}
-
-func callerInput(p identity.Principal) policies.Caller {
-	return policies.Caller{Type: p.Type, ID: p.ID, Anonymous: p.Anonymous, Roles: p.Roles, Credential: p.Credential}
 }
 
 // runTool runs the route's handler under the backend deadline. The backend

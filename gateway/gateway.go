@@ -139,7 +139,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rt, pathID, ok := g.match(r.URL.Path)
 	if !ok {
-		writeError(w, reqID, protocol.NewError(protocol.CodeNotFound, "no such route: see the protocol's /answer/* and /agent/tools/* routes"))
+		g.serveUnknown(w, r, reqID)
 		return
 	}
 	g.serveCall(w, r, reqID, pathID, rt)

@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/wikigate/wikigate/audit"
 	"github.com/wikigate/wikigate/protocol"
 )
 
@@ -99,4 +101,34 @@ func (g *Gateway) match(path string) (route, string, bool) {
 		return route{}, "", false
 	}
 	return rt, id, true
+}
+
+// serveUnknown answers a path that is no route with the protocol's 404 and
+// audits it like any call, without reading the body or checking a
+// credential, so probes of the gate show in the audit log.
+func (g *Gateway) serveUnknown(w http.ResponseWriter, r *http.Request, reqID string) {
+	rec := audit.New(reqID, unknownEndpoint(r.URL.Path), g.now())
+	rec.ClientRequestID = clientRequestID(r)
+	defer g.finish(rec)
+	pe := protocol.NewError(protocol.CodeNotFound, "no such route: see the protocol's /answer/* and /agent/tools/* routes")
+	rec.Fail(pe)
+	writeError(w, reqID, pe)
+}
+
+// maxAuditedPath bounds the caller-chosen path an unknown route is audited
+// under.
+const maxAuditedPath = 256
+
+// unknownEndpoint is the path as the caller sent it, valid UTF-8 and cut to
+// maxAuditedPath bytes.
+func unknownEndpoint(path string) string {
+	path = strings.ToValidUTF8(path, "\uFFFD")
+	if len(path) <= maxAuditedPath {
+		return path
+	}
+	cut := maxAuditedPath
+	for cut > 0 && !utf8.RuneStart(path[cut]) {
+		cut--
+	}
+	return path[:cut] + "…"
 }

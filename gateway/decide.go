@@ -1,0 +1,114 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+
+	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/backend"
+	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/policies"
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// ToolDecider is the policy's tool gate (policies.Engine.DecideTool): the
+// checks the protocol puts before the body, asked with the caller and the
+// tool only. A Decider without it cannot gate tools, so every call is
+// denied (fail closed).
+type ToolDecider interface {
+	DecideTool(ctx context.Context, in policies.Input) (policies.Decision, error)
+}
+
+// errNoToolGate is the engine failure of a Decider without a tool gate.
+var errNoToolGate = errors.New("the policy engine has no tool gate")
+
+// gateTool asks the policy whether the caller may use the route's tool at
+// all, before the body is read (§6.2: token, identity, policy, tool): a
+// caller without the tool gets forbidden_tool whatever its body says, so it
+// cannot probe the body schema of a tool it may not use. An allow here only
+// lets the body be read; decide makes the call's decision.
+func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principal, rec *audit.Record) error {
+	ctx, cancel := context.WithTimeout(parent, g.cfg.DecisionTimeout)
+	defer cancel()
+	td, ok := g.deps.Policy.(ToolDecider)
+	if !ok {
+		return g.policyFailure(parent, rec, errNoToolGate)
+	}
+	d, err := td.DecideTool(ctx, policies.Input{
+		Endpoint: rt.endpoint,
+		Tool:     rt.tool,
+		Action:   rt.action,
+		SiteMode: g.cfg.SiteMode,
+		Caller:   callerInput(p),
+	})
+	if err != nil {
+		return g.policyFailure(parent, rec, err)
+	}
+	if !d.Allow {
+		rec.Decision = &audit.Decision{Allow: false, Code: string(d.Code), Reason: d.Reason, Revision: d.Revision}
+		return protocol.NewError(d.Code, denyMessage(d))
+	}
+	return nil
+}
+
+// decide asks the policy. Any engine failure denies (fail closed).
+func (g *Gateway) decide(parent context.Context, rt route, c *call) error {
+	ctx, cancel := context.WithTimeout(parent, g.cfg.DecisionTimeout)
+	defer cancel()
+	std := c.req.standard()
+	in := policies.Input{
+		Endpoint: rt.endpoint,
+		Tool:     rt.tool,
+		Action:   rt.action,
+		SiteMode: g.cfg.SiteMode,
+		Caller:   callerInput(c.principal),
+		Scope:    std.Scope,
+		Pages:    c.req.pages(),
+		Page:     policies.PageOf(std.Page),
+	}
+	if c.session != nil {
+		in.Session = &policies.SessionInput{Scope: c.session.Scope}
+	}
+	d, err := g.deps.Policy.Decide(ctx, in)
+	if err != nil {
+		return g.policyFailure(parent, c.rec, err)
+	}
+	c.rec.Decision = &audit.Decision{Allow: d.Allow, Code: string(d.Code), Reason: d.Reason, Revision: d.Revision}
+	if !d.Allow {
+		return protocol.NewError(d.Code, denyMessage(d))
+	}
+	if err := g.guardAllow(rt, c, d); err != nil {
+		c.rec.Decision.Allow = false
+		return err
+	}
+	c.decision = d
+	c.rec.EffectiveScope = &d.Scope
+	for _, ds := range d.Datasets {
+		c.rec.Datasets = append(c.rec.Datasets, ds.ID)
+	}
+	return nil
+}
+
+// policyFailure denies a call the policy could not decide. When the caller
+// hung up (parent canceled), the evaluation was only cut short: the error
+// goes back as is and serveCall records a client cancel, without an
+// error-level log.
+func (g *Gateway) policyFailure(parent context.Context, rec *audit.Record, err error) error {
+	if backend.ClientClosed(parent) {
+		return err
+	}
+	g.deps.Logger.Error("policy decision failed; denying", zapRequestID(rec.RequestID), zapError(err))
+	rec.Decision = &audit.Decision{Allow: false, Code: string(protocol.CodePolicyUnavailable), Revision: g.deps.Policy.Revision()}
+	return protocol.NewError(protocol.CodePolicyUnavailable, "the policy could not decide this call; it is denied")
+}
+
+func denyMessage(d policies.Decision) string {
+	if d.Reason != "" {
+		return d.Reason
+	}
+	return "denied by policy"
+}
+
+func callerInput(p identity.Principal) policies.Caller {
+	return policies.Caller{Type: p.Type, ID: p.ID, Anonymous: p.Anonymous, Roles: p.Roles, Credential: p.Credential}
+}
