@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,8 +42,10 @@ func httpServer(t *testing.T, h http.HandlerFunc) string {
 	return srv.URL
 }
 
-// sleepOrGone waits d, or until the caller hangs up.
+// sleepOrGone waits d, or until the caller hangs up (which Go's server
+// notices only once the request body has been read).
 func sleepOrGone(r *http.Request, d time.Duration) {
+	_, _ = io.Copy(io.Discard, r.Body)
 	select {
 	case <-time.After(d):
 	case <-r.Context().Done():
