@@ -61,6 +61,12 @@ func (l *Logger) fields(r *Record) []zap.Field {
 	if r.SessionID != "" {
 		fs = append(fs, zap.String("session_id", r.SessionID))
 	}
+	if r.MCPSessionID != "" {
+		fs = append(fs, zap.String("mcp_session_id", r.MCPSessionID))
+	}
+	if r.JSONRPCID != "" {
+		fs = append(fs, zap.String("jsonrpc_id", r.JSONRPCID))
+	}
 	fs = append(fs, l.questionField(r.question)...)
 	fs = append(fs, scopeField("requested_scope", r.RequestedScope), scopeField("effective_scope", r.EffectiveScope))
 	if r.Decision != nil {

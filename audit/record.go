@@ -38,7 +38,12 @@ type Record struct {
 	Citations       int
 	Dropped         int
 	SessionID       string
-	question        string
+	// MCPSessionID and JSONRPCID tie a call that came through the MCP
+	// front door to its MCP session (none on the stateless revision) and
+	// to the JSON-RPC request, as the client's own logs know them.
+	MCPSessionID string
+	JSONRPCID    string
+	question     string
 }
 
 // Decision is the policy outcome as recorded.

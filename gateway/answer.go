@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/wikigate/wikigate/dedupe"
@@ -58,14 +59,17 @@ type answerTurn struct {
 // that cites or honestly says there is no answer.
 func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.AnswerResult, error) {
 	eff := c.decision.Scope
+	c.report("retrieving")
 	chunks, err := g.retrieve(ctx, c, t.retrievalQuery, g.cfg.Answer.PageSize)
 	if err != nil {
 		return protocol.AnswerResult{}, err
 	}
 	kept, dropped := normalizer.InScope(chunks, eff)
 	c.rec.Dropped += dropped
+	c.report(strconv.Itoa(len(kept)) + " chunks in scope")
 	text := ""
 	if len(kept) > 0 {
+		c.report("generating")
 		comp, err := g.complete(ctx, c, ragflow.BuildPrompt(t.question, kept, t.history))
 		if err != nil {
 			return protocol.AnswerResult{}, err

@@ -23,6 +23,16 @@ type call struct {
 	decision  policies.Decision
 	rec       *audit.Record
 	session   *sessions.Session // set by a session route's bind
+	// progress, when set, hears the stages of a long call (MCP progress
+	// notifications); nil on the HTTP routes.
+	progress func(stage string)
+}
+
+// report tells the caller, when it asked to hear, which stage the call is in.
+func (c *call) report(stage string) {
+	if c.progress != nil {
+		c.progress(stage)
+	}
 }
 
 // serveCall runs the checks in the protocol's order (§6.2): method,
@@ -39,33 +49,88 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathI
 	}
 	defer g.finish(rec)
 
-	c, err := g.admit(r, reqID, pathID, rt, rec)
-	if err == nil {
-		var out any
-		if out, err = g.runTool(r.Context(), rt, c); err == nil {
-			rec.Status = http.StatusOK
-			if rec.Result == "" {
-				rec.Result = "ok"
-			}
-			writeOK(w, out)
-			return
+	out, err := g.httpCall(r, reqID, pathID, rt, rec)
+	pe, closed := g.settle(r.Context(), rec, err)
+	switch {
+	case closed:
+	case pe == nil:
+		writeOK(w, out)
+	default:
+		if errors.As(err, new(refusedBeforeBody)) && r.ContentLength != 0 {
+			// Close rather than let net/http read the unread body first to
+			// reuse the connection: a slow body would hold the answer back.
+			w.Header().Set("Connection", "close")
 		}
+		writeError(w, reqID, pe)
 	}
-	if backend.ClientClosed(r.Context()) {
+}
+
+// httpCall is the HTTP door: method and credential, then the pipeline
+// shared with MCP, reading the body only once the tool gate allowed.
+func (g *Gateway) httpCall(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (any, error) {
+	if r.Method != http.MethodPost {
+		return nil, refusedBeforeBody{protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts POST only")}
+	}
+	p, err := g.authenticate(r, rt)
+	if err != nil {
+		return nil, refusedBeforeBody{err}
+	}
+	in := callIn{reqID: reqID, pathID: pathID, rt: rt, rec: rec, r: r}
+	return g.execute(r.Context(), in, p, func() ([]byte, error) {
+		return protocol.ReadBody(r.Body, g.cfg.MaxBodyBytes)
+	})
+}
+
+// callIn is what the pipeline needs besides the caller and the body.
+type callIn struct {
+	reqID, pathID string
+	rt            route
+	rec           *audit.Record
+	r             *http.Request // the carrying request; its body belongs to body()
+	progress      func(stage string)
+}
+
+// execute is the pipeline both doors share once the caller is known: the
+// policy's tool gate, then the body (read only now), strict decode,
+// validation, binding, the decision and its guard, then the tool. Both the
+// HTTP routes and MCP's tools/call run exactly this, so they cannot drift.
+func (g *Gateway) execute(ctx context.Context, in callIn, p identity.Principal, body func() ([]byte, error)) (any, error) {
+	in.rec.CallerType, in.rec.CallerID, in.rec.Credential, in.rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
+	if err := g.gateTool(ctx, in.rt, p, in.rec); err != nil {
+		return nil, refusedBeforeBody{err}
+	}
+	raw, err := body()
+	if err != nil {
+		return nil, err
+	}
+	c, err := g.admit(ctx, in, p, raw)
+	if err != nil {
+		return nil, err
+	}
+	return g.runTool(ctx, in.rt, c)
+}
+
+// settle records how a call ended and returns the error to answer with:
+// nil for a success (status 200, result ok unless the tool named one), and
+// closed when the caller hung up (nothing is to be written back).
+func (g *Gateway) settle(ctx context.Context, rec *audit.Record, err error) (pe *protocol.Error, closed bool) {
+	if err == nil {
+		rec.Status = http.StatusOK
+		if rec.Result == "" {
+			rec.Result = "ok"
+		}
+		return nil, false
+	}
+	if backend.ClientClosed(ctx) {
 		g.clientClosed(rec, err)
-		return
+		return nil, true
 	}
-	if errors.As(err, new(refusedBeforeBody)) && r.ContentLength != 0 {
-		// Close rather than let net/http read the unread body first to
-		// reuse the connection: a slow body would hold the answer back.
-		w.Header().Set("Connection", "close")
-	}
-	pe := protocol.AsError(err)
+	pe = protocol.AsError(err)
 	if pe.Code == protocol.CodeInternal {
-		g.deps.Logger.Error("internal error", zapRequestID(reqID), zapError(err))
+		g.deps.Logger.Error("internal error", zapRequestID(rec.RequestID), zapError(err))
 	}
 	rec.Fail(pe)
-	writeError(w, reqID, pe)
+	return pe, false
 }
 
 // clientClosed records a call whose caller hung up before it was answered:
@@ -87,53 +152,31 @@ func (g *Gateway) finish(rec *audit.Record) {
 	}
 }
 
-// admit performs every check before the tool runs and returns the call.
-// The credential and the tool gate come before the body: a caller without
-// a valid credential, or without the tool, is answered without a byte of
-// its body read (so it holds no buffer, gets no 100 Continue, and learns
-// nothing about the tool's body schema). Anonymous callers of the public
-// answer routes are let in by the credential check and the tool gate, and
-// their body is read under the same size cap.
-func (g *Gateway) admit(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (*call, error) {
-	p, err := g.admitCaller(r, rt, rec)
-	if err != nil {
-		return nil, refusedBeforeBody{err}
-	}
-	body, err := protocol.ReadBody(r.Body, g.cfg.MaxBodyBytes)
+// admit checks the body and decides the call. The credential and the tool
+// gate came before the body (execute): a caller without a valid
+// credential, or without the tool, is answered without a byte of its body
+// read (so it holds no buffer, gets no 100 Continue, and learns nothing
+// about the tool's body schema). Anonymous callers of the public answer
+// routes are let in by the credential check and the tool gate, and their
+// body is read under the same size cap.
+func (g *Gateway) admit(ctx context.Context, in callIn, p identity.Principal, body []byte) (*call, error) {
+	req, err := in.rt.decode(body)
 	if err != nil {
 		return nil, err
 	}
-	req, err := rt.decode(body)
-	if err != nil {
+	if err := checkRequest(req, p, in.rec); err != nil {
 		return nil, err
 	}
-	if err := checkRequest(req, p, rec); err != nil {
-		return nil, err
-	}
-	c := &call{reqID: reqID, pathID: pathID, principal: p, req: req, rec: rec}
-	if rt.bind != nil {
-		if err := rt.bind(r.Context(), r, c); err != nil {
+	c := &call{reqID: in.reqID, pathID: in.pathID, principal: p, req: req, rec: in.rec, progress: in.progress}
+	if in.rt.bind != nil {
+		if err := in.rt.bind(ctx, in.r, c); err != nil {
 			return nil, err
 		}
 	}
-	if err := g.decide(r.Context(), rt, c); err != nil {
+	if err := g.decide(ctx, in.rt, c); err != nil {
 		return nil, err
 	}
 	return c, nil
-}
-
-// admitCaller is the part of admit before the body: method, credential,
-// tool gate.
-func (g *Gateway) admitCaller(r *http.Request, rt route, rec *audit.Record) (identity.Principal, error) {
-	if r.Method != http.MethodPost {
-		return identity.Principal{}, protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts POST only")
-	}
-	p, err := g.authenticate(r, rt)
-	if err != nil {
-		return p, err
-	}
-	rec.CallerType, rec.CallerID, rec.Credential, rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
-	return p, g.gateTool(r.Context(), rt, p, rec)
 }
 
 // refusedBeforeBody marks a refusal made before the body was read.

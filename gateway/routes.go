@@ -121,14 +121,18 @@ const maxAuditedPath = 256
 
 // unknownEndpoint is the path as the caller sent it, valid UTF-8 and cut to
 // maxAuditedPath bytes.
-func unknownEndpoint(path string) string {
-	path = strings.ToValidUTF8(path, "\uFFFD")
-	if len(path) <= maxAuditedPath {
-		return path
+func unknownEndpoint(path string) string { return cutUTF8(path, maxAuditedPath) }
+
+// cutUTF8 is s as valid UTF-8, cut to at most max bytes on a rune boundary
+// (with an ellipsis when cut), so caller-chosen text stays small in logs.
+func cutUTF8(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= max {
+		return s
 	}
-	cut := maxAuditedPath
-	for cut > 0 && !utf8.RuneStart(path[cut]) {
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return path[:cut] + "…"
+	return s[:cut] + "…"
 }

@@ -1,0 +1,63 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/mcp"
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// Authenticate reads the credential of an MCP request with the tool
+// routes' authenticator: an agent JWT or X-Agent-Api-Key. Without any
+// credential it asks the answer routes' rule instead, so in public-read the
+// caller is an anonymous public reader (the policy grants it what it grants
+// people) and in authenticated-read it is refused. A refusal is audited
+// like a refused HTTP call.
+func (m *MCPGate) Authenticate(r *http.Request) (mcp.Caller, error) {
+	c, err := m.authenticate(r)
+	if err != nil {
+		rec := m.record(r)
+		rec.Fail(protocol.AsError(err))
+		m.g.finish(rec)
+	}
+	return c, err
+}
+
+func (m *MCPGate) authenticate(r *http.Request) (mcp.Caller, error) {
+	auth := m.g.deps.Auth
+	if !hasCredential(r) {
+		p, err := auth.AuthenticateAnswer(r)
+		if err != nil || !p.Anonymous {
+			return mcp.Caller{}, orUnauthorized(err)
+		}
+		return mcp.Caller{Principal: p}, nil
+	}
+	p, err := auth.AuthenticateAgent(r)
+	if err != nil {
+		return mcp.Caller{}, err
+	}
+	insp, ok := auth.(CredentialInspector)
+	if !ok { // a session could not be bound to its credential's life
+		return mcp.Caller{}, protocol.NewError(protocol.CodeUnauthorized, "this gate cannot inspect credentials for MCP")
+	}
+	info := insp.CredentialInfo(r, p)
+	if p.Credential == identity.CredentialJWT && m.cfg.Resource != "" && !slices.Contains(info.Audience, m.cfg.Resource) {
+		return mcp.Caller{}, protocol.NewError(protocol.CodeUnauthorized, "token audience is not this resource ("+m.cfg.Resource+")")
+	}
+	c := mcp.Caller{Principal: p, Expires: info.Expires}
+	if p.Credential == identity.CredentialAPIKey {
+		prefix := p.KeyID
+		c.Recheck = func(context.Context) error { return insp.CheckAPIKey(prefix) }
+	}
+	return c, nil
+}
+
+func orUnauthorized(err error) error {
+	if err == nil {
+		return protocol.NewError(protocol.CodeUnauthorized, "missing credential")
+	}
+	return err
+}
