@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -64,10 +65,37 @@ func (pol originPolicy) allows(r *http.Request) bool {
 	if err != nil || o.Host == "" {
 		return false // includes the opaque "null" origin
 	}
+	if sameLoopbackOrigin(o, r) {
+		return true
+	}
 	for _, p := range pol {
 		if p.matches(o) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameLoopbackOrigin reports a page of the gate's own loopback origin: the
+// Origin is exactly the scheme and Host the request was sent to, and that
+// Host is a loopback name. Such a page is served by this server, so the
+// browser already lets it read everything on the origin; a rebinding page
+// cannot pass, because its Host is the attacker's name (which the SDK's
+// loopback Host check also refuses on a loopback listener). A Host that is
+// not loopback is never trusted this way: behind a site that answers any
+// Host, Origin and Host would both be the attacker's.
+func sameLoopbackOrigin(o *url.URL, r *http.Request) bool {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if o.Scheme != scheme || !strings.EqualFold(o.Host, r.Host) || o.Path != "" || o.User != nil {
+		return false
+	}
+	host := strings.ToLower(o.Hostname())
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
