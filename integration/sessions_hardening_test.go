@@ -120,6 +120,9 @@ func TestAnonymousSessionFlood(t *testing.T) {
 	if r.Status != 429 || tap.completions() != prompts {
 		t.Fatalf("an anonymous create with a question past the budget: %d %s (%d completions)", r.Status, r.Body, tap.completions()-prompts)
 	}
+	if ra := r.Header.Get("Retry-After"); ra != "60" {
+		t.Fatalf("a 429 must tell the caller when to retry: Retry-After %q", ra)
+	}
 	if r := g.post("/answer/sessions/"+id+"/turns", withSession(coding, token), `{"question":"How do I configure agent memory?"}`); r.Status != 200 {
 		t.Fatalf("the agent's session after %d anonymous creates: %d %s", refused, r.Status, r.Body)
 	}
