@@ -85,6 +85,16 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //				labels  <label...>
 //			}
 //		}
+//		mcp {
+//			enable                  on|off
+//			path                    <path>
+//			allowed_origins         <origin...>
+//			authorization_servers   <url...>
+//			resource                <url>
+//			scopes                  <scope...>
+//			session_idle_timeout    <duration>
+//			max_sessions_per_caller <n>
+//		}
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
@@ -103,6 +113,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"ragflow":          func() error { h.RAGFlow = new(RAGFlowConfig); return h.RAGFlow.unmarshal(d) },
 		"sessions":         func() error { h.Sessions = new(SessionsConfig); return h.Sessions.unmarshal(d) },
 		"feedback":         func() error { h.Feedback = new(FeedbackConfig); return h.Feedback.unmarshal(d) },
+		"mcp":              func() error { h.MCP = new(MCPConfig); return h.MCP.unmarshal(d) },
 	})
 }
 

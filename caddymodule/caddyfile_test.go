@@ -48,6 +48,9 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		"score over one":       "wikigate {\n ragflow {\n high_score 2\n }\n}",
 		"support over one":     "wikigate {\n ragflow {\n support_threshold 1.5\n }\n}",
 		"min supported text":   "wikigate {\n ragflow {\n min_supported most\n }\n}",
+		"mcp enable maybe":     "wikigate {\n mcp {\n enable maybe\n }\n}",
+		"mcp no sessions":      "wikigate {\n mcp {\n max_sessions_per_caller 0\n }\n}",
+		"mcp unknown option":   "wikigate {\n mcp {\n origins http://x\n }\n}",
 	}
 	for name, input := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/wikigate/wikigate/audit"
 	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/mcp"
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/ragflow"
@@ -65,6 +66,8 @@ type Handler struct {
 	// Feedback configures create_feedback and create_improvement_task;
 	// without it those tools are not served.
 	Feedback *FeedbackConfig `json:"feedback,omitempty"`
+	// MCP serves the same tools over the Model Context Protocol.
+	MCP *MCPConfig `json:"mcp,omitempty"`
 
 	gw       *gateway.Gateway
 	auth     *identity.Authenticator
@@ -72,6 +75,8 @@ type Handler struct {
 	policy   *policies.Engine
 	logger   *zap.Logger
 	poolKeys []string // stores taken from the usage pool, released in Cleanup
+	mcp      *mcp.Handler
+	mcpPaths []string // the endpoint first, then its metadata documents
 }
 
 // CaddyModule returns the Caddy module information.
@@ -136,8 +141,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionStores(repl, &cfg, &deps); err != nil {
 		return err
 	}
-	h.gw, err = gateway.New(cfg, deps)
-	return err
+	if h.gw, err = gateway.New(cfg, deps); err != nil {
+		return err
+	}
+	return h.provisionMCP(ctx, repl)
 }
 
 // provisionStores opens the session and feedback stores (shared across
@@ -197,6 +204,9 @@ func (h *Handler) Validate() error {
 
 // Cleanup releases what Provision built, even after a partial Provision.
 func (h *Handler) Cleanup() error {
+	if h.mcp != nil {
+		h.mcp.Close() // clients initialize again on the new config
+	}
 	for _, key := range h.poolKeys {
 		_, _ = stores.Delete(key)
 	}
@@ -206,8 +216,11 @@ func (h *Handler) Cleanup() error {
 	return nil
 }
 
-// ServeHTTP hands the request to the gateway.
+// ServeHTTP hands the request to the MCP endpoint or the gateway.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	if h.serveMCP(w, r) {
+		return nil
+	}
 	h.gw.ServeHTTP(w, r)
 	return nil
 }
