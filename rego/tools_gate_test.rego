@@ -34,7 +34,7 @@ test_tool_gate_lets_anonymous_ask_in_public_read if {
 }
 
 test_tool_gate_refuses_humans_other_tools if {
-	call := object.union(tool_only(human_ask("public-read", reader, null)), {"tool": "search"})
+	call := object.union(tool_only(human_ask("public-read", reader, null)), {"tool": "get_context"})
 	d := wikigate.tool_decision with input as call
 	d.code == "forbidden_tool"
 }

@@ -28,8 +28,8 @@ test_missing_tool_forbidden if {
 	d.reason == `tool "" is not allowed`
 }
 
-test_human_tool_is_ask_only if {
-	call := object.union(human_ask("public-read", reader, null), {"tool": "search"})
+test_human_tools_are_ask_and_search if {
+	call := object.union(human_ask("public-read", reader, null), {"tool": "get_context"})
 	d := wikigate.decision with input as call
 	d.code == "forbidden_tool"
 }
@@ -44,4 +44,13 @@ test_unknown_action_forbidden if {
 test_tool_checked_before_scope if {
 	d := wikigate.decision with input as agent_call("ops-readonly-agent", "ask", scope(["kunora-kgent"], [], ""))
 	d.code == "forbidden_tool"
+}
+
+# People (anonymous public readers included) may search the public docs as
+# well as ask: an MCP client without a credential is such a reader.
+test_public_reader_may_search if {
+	call := object.union(human_ask("public-read", anonymous_human, null), {"tool": "search"})
+	d := wikigate.decision with input as call
+	d.allow == true
+	d.scope.projects == data.humans.default_scope.projects
 }
