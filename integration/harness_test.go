@@ -58,6 +58,7 @@ type gateOptions struct {
 	globalExtra  string // extra global options (e.g. servers { timeouts {...} })
 	ragflowExtra string // ragflow block lines; default "timeout 3s"
 	humanJWT     string // human_jwt block lines; default: the HMAC issuer
+	agentAud     string // agent_jwt audience values; default "wikigate"
 }
 
 // startGate loads a configuration shaped like the repo's Caddyfile and stops
@@ -93,7 +94,11 @@ func startGate(t *testing.T, o gateOptions) *gate {
 	if humanJWT == "" {
 		humanJWT = "issuer wikigate-dev-sso\n\t\t\taudience wikigate\n\t\t\thmac_secret " + jwtSecret
 	}
-	cfg := fmt.Sprintf(caddyfileTemplate, o.globalExtra, gatePort, o.siteExtra, g.policyDir, g.keysFile, jwtSecret, humanJWT,
+	agentAud := o.agentAud
+	if agentAud == "" {
+		agentAud = audience
+	}
+	cfg := fmt.Sprintf(caddyfileTemplate, o.globalExtra, gatePort, o.siteExtra, g.policyDir, g.keysFile, agentAud, jwtSecret, humanJWT,
 		upstream, meiliKey, o.meiliExtra, ragUpstream, ragflowKey, ragflowExtra, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
 	g.config = cfg
 	loadCaddyfile(t, cfg)
@@ -135,7 +140,7 @@ http://:%d {
 		api_keys_file %s
 		agent_jwt {
 			issuer wikigate-dev
-			audience wikigate
+			audience %s
 			algorithms HS256
 			hmac_secret %s
 		}
