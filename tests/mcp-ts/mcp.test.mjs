@@ -118,17 +118,23 @@ test('a tool the policy hides is refused when called directly (forbidden_tool)',
   assert.equal(res.structuredContent?.error?.code, 'forbidden_tool');
 });
 
-test('an anonymous client is a public reader: ask over the public pages, no write tool', async (t) => {
+test('an anonymous client is a public reader: ask and search over the public pages, no write tool', async (t) => {
   const { client } = await connect(t, '');
   const { tools } = await client.listTools();
   const names = tools.map((x) => x.name);
-  assert.ok(names.includes('ask'), `anonymous tools: ${names}`);
+  assert.ok(names.includes('ask') && names.includes('search'), `anonymous tools: ${names}`);
   assert.ok(!names.includes('create_feedback') && !names.includes('create_improvement_task'), `anonymous tools: ${names}`);
   const res = await client.callTool({ name: 'ask', arguments: { question: 'How do I configure agent memory?' } });
   assert.notEqual(res.isError, true, JSON.stringify(res.content));
   assert.ok(res.structuredContent.citations.length > 0, 'public citations');
   for (const c of res.structuredContent.citations) {
     assert.ok(c.path.startsWith('publish/'), `citation ${c.path} is a published page`);
+  }
+  const found = await client.callTool({ name: 'search', arguments: { question: 'agent memory' } });
+  assert.notEqual(found.isError, true, JSON.stringify(found.content));
+  assert.ok(found.structuredContent.hits.length > 0, 'public hits');
+  for (const h of found.structuredContent.hits) {
+    assert.ok(h.path.startsWith('publish/'), `hit ${h.path} is a published page`);
   }
 });
 
