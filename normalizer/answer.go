@@ -125,6 +125,7 @@ type grounded struct {
 // (issue 8 items 2, 13, 14): split into claims, each checked against what
 // it cites, unsupported ones dropped, the rest renumbered to the citations.
 func ground(text string, chunks []ragflow.Chunk, inScope []bool, o AnswerOptions) grounded {
+	text = dropSentinels.Replace(text)
 	pieces := splitAnswer(text)
 	verdicts := newVerifier(text, chunks, inScope, o).verify(pieces)
 	gr := grounded{g: measureGrounding(pieces, verdicts)}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -88,7 +87,7 @@ func renderAnswer(text string, pieces []piece, verdicts []verdict, chunks []ragf
 			r.cited(p, verdicts[i])
 		}
 	}
-	return strings.TrimSpace(r.b.String())
+	return finishRefs(strings.TrimSpace(r.b.String()))
 }
 
 func keptAt(verdicts []verdict, i int) bool { return i >= 0 && i < len(verdicts) && verdicts[i].keep }
@@ -166,7 +165,7 @@ func (r *renderer) refs(m ragflow.Marker, vd verdict, run map[int]bool) string {
 		k := r.ref[r.chunks[n].ID]
 		if !run[k] {
 			run[k] = true
-			s.WriteString("[" + strconv.Itoa(k) + "]")
+			s.WriteString(gateRef(k))
 		}
 	}
 	return s.String()
@@ -190,8 +189,8 @@ const closingPunct = ".!?。！？:;：；"
 
 func insertRef(s string, k int) string {
 	body := strings.TrimRight(s, closingPunct)
-	ref := "[" + strconv.Itoa(k) + "]"
-	if r, _ := utf8.DecodeLastRuneInString(body); ragflow.IsWordRune(r) || strings.ContainsRune(")]`*_\"'”", r) {
+	ref := gateRef(k)
+	if r, _ := utf8.DecodeLastRuneInString(body); ragflow.IsWordRune(r) || strings.ContainsRune(")]`*_\"'”"+refClose, r) {
 		ref = " " + ref
 	}
 	return body + ref + s[len(body):]

@@ -126,14 +126,22 @@ func IsWordRune(r rune) bool {
 
 // StripMarkers removes every citation marker, bare references included
 // (and the blanks before each), from text: earlier answers' markers number
-// blocks of earlier prompts, or citations of earlier turns.
+// blocks of earlier prompts, or citations of earlier turns. It repeats
+// until none is left, since a removal can splice the text around it into
+// a new marker ("[ID:[0]0]"); each pass shortens the text, so it ends.
 func StripMarkers(text string) string {
-	var b strings.Builder
-	last := 0
-	for _, m := range FindAllMarkers(text) {
-		b.WriteString(strings.TrimRight(text[last:m.Start], " \t"))
-		last = m.End
+	for {
+		ms := FindAllMarkers(text)
+		if len(ms) == 0 {
+			return text
+		}
+		var b strings.Builder
+		last := 0
+		for _, m := range ms {
+			b.WriteString(strings.TrimRight(text[last:m.Start], " \t"))
+			last = m.End
+		}
+		b.WriteString(text[last:])
+		text = b.String()
 	}
-	b.WriteString(text[last:])
-	return b.String()
 }
