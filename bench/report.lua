@@ -2,8 +2,8 @@
 -- machine-readable summary line. Every response outside 2xx is counted,
 -- per thread, and reported as non2xx (wrk's own error count only covers
 -- statuses above 399). The request comes from the environment:
--- BENCH_METHOD (default POST), BENCH_BODY and BENCH_TOKEN (a bearer token,
--- never printed).
+-- BENCH_METHOD (default POST), BENCH_BODY, BENCH_TOKEN (a bearer token,
+-- never printed) and BENCH_HEADERS.
 
 wrk.method = os.getenv("BENCH_METHOD") or "POST"
 wrk.body = os.getenv("BENCH_BODY") or ""
@@ -11,6 +11,14 @@ wrk.headers["Content-Type"] = "application/json"
 local token = os.getenv("BENCH_TOKEN") or ""
 if token ~= "" then
 	wrk.headers["Authorization"] = "Bearer " .. token
+end
+-- BENCH_HEADERS: more request headers, one "Name: value" a line (run M's
+-- MCP headers).
+for line in (os.getenv("BENCH_HEADERS") or ""):gmatch("[^\n]+") do
+	local name, value = line:match("^([^:]+):%s*(.*)$")
+	if name then
+		wrk.headers[name] = value
+	end
 end
 
 local threads = {}

@@ -127,20 +127,33 @@ B_PATH=/agent/tools/search
 B_BODY='{"question":"agent memory","limit":'$STANDIN_HITS'}'
 C_PATH=/agent/tools/ask
 C_BODY='{"question":"How do I configure agent memory?"}'
+# M: B's search as an MCP tools/call on the stateless revision (2026-07-28):
+# every request authenticated on its own, no session, as a client of that
+# revision sends it.
+M_PATH=/mcp
+M_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":'$B_BODY',"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}'
+M_HEADERS=$'Accept: application/json, text/event-stream\nMcp-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: search'
 
 # Smoke: each target answers 200, and B keeps every hit (none dropped).
-smoke() { # smoke NAME ADDR PATH BODY [TOKEN]
-	local status
+smoke() { # smoke NAME ADDR PATH BODY [TOKEN] [HEADERS]
+	local status hdr=()
+	while IFS= read -r line; do [[ -n $line ]] && hdr+=(-H "$line"); done <<<"${6:-}"
 	status=$(curl -s -o "$OUT/smoke_$1.txt" -w '%{http_code}' --max-time 30 -X POST \
-		-H 'Content-Type: application/json' ${5:+-H "Authorization: Bearer $5"} -d "$4" "http://$2$3")
+		-H 'Content-Type: application/json' ${5:+-H "Authorization: Bearer $5"} "${hdr[@]}" -d "$4" "http://$2$3")
 	[[ $status == 200 ]] || die "smoke $1: HTTP $status: $(head -c 300 "$OUT/smoke_$1.txt")"
 }
 smoke A $PROXY $A_PATH "$A_BODY"
 smoke B $GATE $B_PATH "$B_BODY" "$TOKEN"
 smoke C $GATE $C_PATH "$C_BODY" "$TOKEN"
+smoke M $GATE $M_PATH "$M_BODY" "$TOKEN" "$M_HEADERS"
 B_HITS=$(grep -o '"sourceProject"' "$OUT/smoke_B.txt" | wc -l)
 [[ $B_HITS -eq $STANDIN_HITS ]] || die "B returned $B_HITS hits, the stand-in sent $STANDIN_HITS"
 C_BYTES=$(wc -c <"$OUT/smoke_C.txt")
+M_HITS=$(grep -o '"sourceProject"' "$OUT/smoke_M.txt" | wc -l)
+grep -q '"structuredContent"' "$OUT/smoke_M.txt" && ! grep -q '"isError":true' "$OUT/smoke_M.txt" ||
+	die "M is not a tool result: $(head -c 300 "$OUT/smoke_M.txt")"
+[[ $M_HITS -eq $STANDIN_HITS ]] || die "M returned $M_HITS hits, the stand-in sent $STANDIN_HITS"
+M_BYTES=$(wc -c <"$OUT/smoke_M.txt")
 
 # --- load runs --------------------------------------------------------------------
 
@@ -150,10 +163,10 @@ HWM_RESET=yes
 reset_hwm() { echo 5 >"/proc/$1/clear_refs" 2>/dev/null || HWM_RESET=no; }
 hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
 
-# wrk_run CONNS DURATION ADDR PATH BODY [TOKEN]: prints wrk's BENCH line.
+# wrk_run CONNS DURATION ADDR PATH BODY [TOKEN] [HEADERS]: prints wrk's BENCH line.
 wrk_run() {
 	local threads=$(($1 < 2 ? 1 : 2)) secs=${2%s}
-	BENCH_BODY=$5 BENCH_TOKEN=${6:-} timeout $((secs + 30)) \
+	BENCH_BODY=$5 BENCH_TOKEN=${6:-} BENCH_HEADERS=${7:-} timeout $((secs + 30)) \
 		wrk -t"$threads" -c"$1" -d"$2" --timeout 5s -s bench/report.lua "http://$3$4" |
 		grep '^BENCH ' || die "wrk produced no summary for http://$3$4"
 }
@@ -162,11 +175,11 @@ field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
 declare -A R # R[run,metric]
 FAILED=()
-measure() { # measure NAME CONNS ADDR PATH BODY [TOKEN]
+measure() { # measure NAME CONNS ADDR PATH BODY [TOKEN] [HEADERS]
 	local name=$1 conns=$2 before after line
 	reset_hwm "$caddy_PID"
 	before=$(cpu_ticks "$caddy_PID")
-	line=$(wrk_run "$conns" "$DURATION" "$3" "$4" "$5" "${6:-}")
+	line=$(wrk_run "$conns" "$DURATION" "$3" "$4" "$5" "${6:-}" "${7:-}")
 	after=$(cpu_ticks "$caddy_PID")
 	[[ -n $line ]] || die "run $name c=$conns produced no summary"
 	local key="$name,$conns" requests errors
@@ -186,7 +199,7 @@ measure() { # measure NAME CONNS ADDR PATH BODY [TOKEN]
 	fi
 }
 
-warm() { # warm ADDR PATH BODY [TOKEN]: a short unrecorded run that must also be clean
+warm() { # warm ADDR PATH BODY [TOKEN] [HEADERS]: a short unrecorded run that must also be clean
 	local line
 	line=$(wrk_run 32 "$WARMUP" "$@")
 	[[ -n $line ]] || die "warm-up of $2 produced no summary"
@@ -201,6 +214,8 @@ for conns in 1 32; do
 	measure B "$conns" $GATE $B_PATH "$B_BODY" "$TOKEN"
 	warm $GATE $C_PATH "$C_BODY" "$TOKEN"
 	measure C "$conns" $GATE $C_PATH "$C_BODY" "$TOKEN"
+	warm $GATE $M_PATH "$M_BODY" "$TOKEN" "$M_HEADERS"
+	measure M "$conns" $GATE $M_PATH "$M_BODY" "$TOKEN" "$M_HEADERS"
 done
 AUDIT_LINES=$(wc -l <"$OUT/audit.log")
 
@@ -232,6 +247,8 @@ if [[ $MICRO == 1 ]]; then
 		die "micro-benchmarks failed: $(tail -5 "$MICRO_OUT")"
 	timeout 300 go test -run '^$' -bench AuthenticateAgent -benchmem -benchtime "$BENCHTIME" ./identity/ >>"$MICRO_OUT" 2>&1 ||
 		die "identity benchmarks failed: $(tail -5 "$MICRO_OUT")"
+	timeout 300 go test -run '^$' -bench 'StatelessSearch|SessionSearch|GateOnly' -benchmem -benchtime "$BENCHTIME" ./mcp/ >>"$MICRO_OUT" 2>&1 ||
+		die "mcp benchmarks failed: $(tail -5 "$MICRO_OUT")"
 fi
 
 # --- RESULTS.md ----------------------------------------------------------------------
@@ -247,6 +264,11 @@ write_results() {
 	cpu1=$(awk -v b="${R[B,1,cpu]}" -v a="${R[A,1,cpu]}" 'BEGIN {printf "%+.1f", b - a}')
 	cpu32=$(awk -v b="${R[B,32,cpu]}" -v a="${R[A,32,cpu]}" 'BEGIN {printf "%+.1f", b - a}')
 	p50d=$(( ${R[B,1,p50]} - ${R[A,1,p50]} ))
+	local mratio1 mratio32 mcpu1 mcpu32
+	mratio1=$(awk -v m="${R[M,1,rps]}" -v b="${R[B,1,rps]}" 'BEGIN {printf "%.2f", m / b}')
+	mratio32=$(awk -v m="${R[M,32,rps]}" -v b="${R[B,32,rps]}" 'BEGIN {printf "%.2f", m / b}')
+	mcpu1=$(awk -v m="${R[M,1,cpu]}" -v b="${R[B,1,cpu]}" 'BEGIN {printf "%+.1f", m - b}')
+	mcpu32=$(awk -v m="${R[M,32,cpu]}" -v b="${R[B,32,cpu]}" 'BEGIN {printf "%+.1f", m - b}')
 	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
 	cat <<MD
@@ -269,11 +291,12 @@ Generated by \`bench/run.sh\`; see [README.md](README.md) for what each run meas
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 MD
 	local run conns label
-	for run in A B C; do
+	for run in A B C M; do
 		case $run in
 		A) label="A: reverse_proxy → stand-in search" ;;
 		B) label="B: gate /agent/tools/search → stand-in" ;;
 		C) label="C: gate /agent/tools/ask → dev RAGFlow" ;;
+		M) label="M: gate /mcp tools/call search → stand-in" ;;
 		esac
 		for conns in 1 32; do
 			local k="$run,$conns"
@@ -290,6 +313,20 @@ MD
 | Caddy CPU µs/req, B − A | $cpu1 | $cpu32 |
 | p50 µs, B − A | $p50d | $(( ${R[B,32,p50]} - ${R[A,32,p50]} )) |
 
+## MCP (M) against the HTTP route (B)
+
+M is B's search as an MCP \`tools/call\` (stateless revision 2026-07-28, one
+JSON-RPC message per POST, $M_BYTES bytes back: the same $M_HITS hits as
+\`structuredContent\` plus a text rendering). The difference is what the MCP
+front door adds per call on top of the route: the message checks, the SDK's
+JSON-RPC handling and the tool result.
+
+| | 1 connection | 32 connections |
+|---|---:|---:|
+| req/s, M / B | $mratio1 | $mratio32 |
+| Caddy CPU µs/req, M − B | $mcpu1 | $mcpu32 |
+| p50 µs, M − B | $(( ${R[M,1,p50]} - ${R[B,1,p50]} )) | $(( ${R[M,32,p50]} - ${R[B,32,p50]} )) |
+
 ## Budget
 
 | line | goal | measured | |
@@ -297,6 +334,7 @@ MD
 | B req/s at 32 connections | ≥ 0.85 × A | $ratio32 × A | $(verdict "$(awk -v r="$ratio32" 'BEGIN {print (r >= 0.85)}')") |
 | Caddy CPU the gate adds over A | ≤ 20 µs/req | $cpu1 (1 conn), $cpu32 (32 conns) | $(verdict "$(awk -v a="$cpu1" -v b="$cpu32" 'BEGIN {print (a <= 20 && b <= 20)}')") |
 | p50 the gate adds at 1 connection | ≤ 50 µs | $p50d µs | $(verdict "$((p50d <= 50))") |
+| Caddy CPU MCP adds over the HTTP route (M − B) | ≤ 25 µs/req | $mcpu1 (1 conn), $mcpu32 (32 conns) | $(verdict "$(awk -v a="$mcpu1" -v b="$mcpu32" 'BEGIN {print (a <= 25 && b <= 25)}')") |
 | errors and non-2xx, every load run | 0 | $( ((${#FAILED[@]})) && echo "${#FAILED[@]} failing runs" || echo "0 in all runs") | $(verdict "$(( ${#FAILED[@]} == 0 ))") |
 MD
 	if [[ $MICRO == 1 ]]; then
@@ -308,8 +346,10 @@ MD
 
 ## Go micro-benchmarks
 
-\`go test -run '^\$' -bench . -benchmem -benchtime $BENCHTIME ./policies/ ./bench/\` and
-\`go test -run '^\$' -bench AuthenticateAgent -benchmem -benchtime $BENCHTIME ./identity/\`
+\`go test -run '^\$' -bench . -benchmem -benchtime $BENCHTIME ./policies/ ./bench/\`,
+\`go test -run '^\$' -bench AuthenticateAgent -benchmem -benchtime $BENCHTIME ./identity/\` and
+\`go test -run '^\$' -bench 'StatelessSearch|SessionSearch|GateOnly' -benchmem -benchtime $BENCHTIME ./mcp/\`
+(one tools/call search through the MCP handler with a gate that answers at once, against that gate call alone)
 (session store benchmarks live in \`sessions/\`, see README.md):
 
 \`\`\`
