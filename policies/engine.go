@@ -36,17 +36,30 @@ type Options struct {
 	// calls a nondeterministic built-in (time.now_ns, http.send...) is never
 	// cached.
 	CacheSize int
+	// SkipTests activates a policy without running its *_test.rego
+	// (`require_tests off`). By default a candidate serves only when all
+	// its tests pass.
+	SkipTests bool
+	// Bundle, when set, loads the policy from an OPA bundle instead of Dir.
+	Bundle *BundleOptions
+	// Observer is told about reloads and revisions (metrics); nil: nobody.
+	Observer ReloadObserver
 }
 
 // Engine decides calls with the currently loaded policy. It is safe for
 // concurrent use: a prepared query is shared by all requests (opa:
 // docs/docs/integration.md) and replaced atomically on reload.
 type Engine struct {
-	dir       string
+	dir       string // the watched policy directory; "" for a bundle
+	src       source
 	query     string
 	logger    *zap.Logger
 	debounce  time.Duration
 	cacheSize int
+	runTests  bool
+	observer  ReloadObserver
+	pollMin   time.Duration
+	pollMax   time.Duration
 
 	current atomic.Pointer[prepared]
 
@@ -54,20 +67,66 @@ type Engine struct {
 	failures atomic.Uint64
 	errMu    sync.Mutex
 	lastErr  error
+	// failedDigest is the digest of the last refused candidate, so a poller
+	// that sees it again does not refuse it again (guarded by reloadMu).
+	failedDigest string
 }
 
-// New loads and prepares the policy in opts.Dir. A broken policy fails with
-// the compiler's message, so a bad start-up configuration never serves.
+// New loads and prepares the policy in opts.Dir (or opts.Bundle) and runs
+// its tests. A broken policy fails with the compiler's message and a
+// policy whose tests fail with their names, so a bad start-up
+// configuration never serves.
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	if opts.Dir == "" {
+	e, err := newEngine(opts)
+	if err != nil {
+		return nil, err
+	}
+	c, err := e.src.read(ctx)
+	if err == nil && c == nil {
+		err = errors.New("the bundle server answered 304 to a first request")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("policy from %s: %w", e.src, err)
+	}
+	p, err := c.build(ctx, e.query, e.cacheSize, e.runTests)
+	if err != nil {
+		return nil, fmt.Errorf("policy from %s: %w", e.src, err)
+	}
+	e.current.Store(p)
+	if c.activated != nil {
+		c.activated()
+	}
+	e.logger.Info("policy loaded", zap.Stringer("source", e.src), zap.String("revision", p.revision),
+		zap.Bool("tests_run", e.runTests))
+	e.observer.PolicyRevision(p.revision)
+	e.logCacheOff(p)
+	e.logToolGateMissing(p)
+	return e, nil
+}
+
+// newEngine applies opts' defaults.
+func newEngine(opts Options) (*Engine, error) {
+	if opts.Dir == "" && opts.Bundle == nil {
 		return nil, errors.New("policy dir is required")
 	}
+	if opts.Bundle != nil && opts.Bundle.Source == "" {
+		return nil, errors.New("policy bundle source is required")
+	}
 	e := &Engine{
-		dir:       opts.Dir,
+		src:       newSource(opts),
 		query:     opts.Query,
 		logger:    opts.Logger,
 		debounce:  defaultDebounce,
 		cacheSize: opts.CacheSize,
+		runTests:  !opts.SkipTests,
+		observer:  opts.Observer,
+		pollMin:   defaultPollMin,
+		pollMax:   defaultPollMax,
+	}
+	if opts.Bundle == nil {
+		e.dir = opts.Dir
+	} else {
+		e.pollMin, e.pollMax = pollBounds(opts.Bundle.PollMin, opts.Bundle.PollMax)
 	}
 	if e.query == "" {
 		e.query = DefaultQuery
@@ -75,18 +134,9 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if e.logger == nil {
 		e.logger = zap.NewNop()
 	}
-	files, err := readSnapshot(e.dir)
-	if err != nil {
-		return nil, err
+	if e.observer == nil {
+		e.observer = nopObserver{}
 	}
-	p, err := files.compile(ctx, e.query, e.cacheSize)
-	if err != nil {
-		return nil, fmt.Errorf("policy in %s: %w", e.dir, err)
-	}
-	e.current.Store(p)
-	e.logger.Info("policy loaded", zap.String("dir", e.dir), zap.String("revision", p.revision))
-	e.logCacheOff(p)
-	e.logToolGateMissing(p)
 	return e, nil
 }
 
@@ -146,7 +196,8 @@ func (p *prepared) evaluate(ctx context.Context, in *Input) (Decision, error) {
 	return d, nil
 }
 
-// Revision is a short hash of the policy files now serving.
+// Revision names the policy now serving: its bundle's revision, or a short
+// hash of the policy directory's files.
 func (e *Engine) Revision() string {
 	return e.current.Load().revision
 }

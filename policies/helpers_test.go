@@ -79,7 +79,25 @@ func datasetIDs(d policies.Decision) []string {
 }
 
 // copyPolicyDir copies the shipped policy into a temp dir the test may edit.
+// copyPolicyDir copies the shipped policy and data without the team's
+// *_test.rego: the tests using it edit the data as an operator would (an
+// agent disabled, a dataset retired), which the team's own tests, run
+// against that data, would refuse. copyPolicyDirWithTests keeps them.
 func copyPolicyDir(t testing.TB) string {
+	t.Helper()
+	dir := copyPolicyDirWithTests(t)
+	tests, _ := filepath.Glob(filepath.Join(dir, "*_test.rego"))
+	for _, f := range tests {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// copyPolicyDirWithTests copies the shipped rego/ folder (policy, data and
+// tests).
+func copyPolicyDirWithTests(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	entries, err := os.ReadDir(defaultPolicyDir)

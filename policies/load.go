@@ -2,16 +2,11 @@ package policies
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"testing/fstest"
 
@@ -30,6 +25,7 @@ type prepared struct {
 	query    rego.PreparedEvalQuery
 	tool     *rego.PreparedEvalQuery // ToolQuery; nil when the policy does not define it
 	revision string
+	key      string // candidate.key: is a new candidate this same policy?
 	cache    *decisionCache
 	// uncacheable names the nondeterministic built-in that turned the
 	// cache off, for the load log line.
@@ -60,12 +56,13 @@ func excludeTests(_ string, info fs.FileInfo, _ int) bool {
 	return !info.IsDir() && strings.HasSuffix(info.Name(), "_test.rego")
 }
 
-// readSnapshot reads every policy file under dir. Hidden entries are skipped:
-// editors' lock files and Kubernetes ConfigMap "..data" directories (whose
-// files are reached through the top-level symlinks) are not policy.
-func readSnapshot(dir string) (snapshot, error) {
-	files := snapshot{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// readTree reads every policy file under dir, and apart from them its
+// *_test.rego. Hidden entries are skipped: editors' lock files and
+// Kubernetes ConfigMap "..data" directories (whose files are reached through
+// the top-level symlinks) are not policy.
+func readTree(dir string) (files, tests snapshot, err error) {
+	files, tests = snapshot{}, snapshot{}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -75,15 +72,20 @@ func readSnapshot(dir string) (snapshot, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || !isPolicyFile(d.Name()) {
+		switch {
+		case d.IsDir():
 			return nil
+		case isTestFile(d.Name()):
+			return tests.add(dir, path)
+		case isPolicyFile(d.Name()):
+			return files.add(dir, path)
 		}
-		return files.add(dir, path)
+		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read policy dir: %w", err)
+		return nil, nil, fmt.Errorf("read policy dir: %w", err)
 	}
-	return files, nil
+	return files, tests, nil
 }
 
 // add reads one file, following a symlink to a regular file.
@@ -107,16 +109,13 @@ func (s snapshot) add(dir, path string) error {
 	return nil
 }
 
-// revision is a short sha256 over the sorted file names and contents, length
-// prefixed so no two different trees hash alike.
+// revision is a short sha256 over the sorted file names and contents.
 func (s snapshot) revision() string {
-	h := sha256.New()
-	for _, name := range slices.Sorted(maps.Keys(s)) {
-		data := s[name].Data
-		h.Write([]byte(strconv.Itoa(len(name)) + ":" + name + strconv.Itoa(len(data)) + ":"))
-		h.Write(data)
+	entries := make(map[string][]byte, len(s))
+	for name, f := range s {
+		entries[name] = f.Data
 	}
-	return hex.EncodeToString(h.Sum(nil))[:12]
+	return hashOf(entries)[:12]
 }
 
 func (s snapshot) hasModules() bool {

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,50 +14,79 @@ import (
 	"go.uber.org/zap"
 )
 
-// Reload reads and compiles the policy directory aside and swaps it in only
-// on success. On failure the previous policy keeps serving; the failure is
-// logged, counted and kept for LastReloadError (pattern: open-policy-agent/
-// eopa pkg/plugins/data/transform/transform.go).
+// Reload reads the source's candidate, compiles it aside, runs its tests
+// and swaps it in only when all of that succeeds. On failure the previous
+// policy keeps serving; the failure is logged, counted and kept for
+// LastReloadError (pattern: open-policy-agent/eopa pkg/plugins/data/
+// transform/transform.go).
 func (e *Engine) Reload(ctx context.Context) error {
 	e.reloadMu.Lock()
 	defer e.reloadMu.Unlock()
 
-	next, unchanged, err := e.build(ctx)
+	c, err := e.src.read(ctx)
 	if err != nil {
-		e.failures.Add(1)
-		e.setLastReloadError(err)
-		e.logger.Error("policy reload failed; previous policy keeps serving",
-			zap.String("dir", e.dir), zap.String("revision", e.Revision()), zap.Error(err))
-		return err
+		return e.failed(err)
 	}
-	e.setLastReloadError(nil)
-	if unchanged {
+	if c == nil || c.key == e.current.Load().key {
+		if c != nil && c.activated != nil {
+			c.activated()
+		}
+		e.failedDigest = ""
+		e.setLastReloadError(nil)
 		return nil
 	}
-	previous := e.current.Swap(next)
-	e.logger.Info("policy reloaded", zap.String("dir", e.dir),
-		zap.String("previous_revision", previous.revision), zap.String("revision", next.revision))
-	e.logCacheOff(next)
-	e.logToolGateMissing(next)
+	if c.digest == e.failedDigest {
+		return e.LastReloadError() // refused already: logged and counted once
+	}
+	next, err := c.build(ctx, e.query, e.cacheSize, e.runTests)
+	if err != nil {
+		e.failedDigest = c.digest
+		return e.failed(err)
+	}
+	e.activate(c, next)
 	return nil
 }
 
-// build compiles the directory unless its files are the ones already
-// serving, so a watcher woken by unrelated files (README.md, *_test.rego)
-// costs one read, not a compile.
-func (e *Engine) build(ctx context.Context) (next *prepared, unchanged bool, err error) {
-	files, err := readSnapshot(e.dir)
-	if err != nil {
-		return nil, false, err
+// failed records a reload that left the previous policy serving.
+func (e *Engine) failed(err error) error {
+	outcome := outcomeOf(err)
+	e.failures.Add(1)
+	e.setLastReloadError(err)
+	e.observer.PolicyReload(outcome)
+	e.logger.Error("policy reload failed; previous policy keeps serving",
+		zap.Stringer("source", e.src), zap.String("outcome", outcome),
+		zap.String("revision", e.Revision()), zap.Strings("failing_tests", failingTests(err)), zap.Error(err))
+	return err
+}
+
+// activate swaps next in.
+func (e *Engine) activate(c *candidate, next *prepared) {
+	previous := e.current.Swap(next)
+	if c.activated != nil {
+		c.activated()
 	}
-	if files.revision() == e.Revision() {
-		return nil, true, nil
+	e.failedDigest = ""
+	e.setLastReloadError(nil)
+	e.observer.PolicyReload(ReloadActivated)
+	e.observer.PolicyRevision(next.revision)
+	e.logger.Info("policy reloaded", zap.Stringer("source", e.src), zap.Bool("tests_run", e.runTests),
+		zap.String("previous_revision", previous.revision), zap.String("revision", next.revision))
+	e.logCacheOff(next)
+	e.logToolGateMissing(next)
+}
+
+// FailingTests names the tests of the last refused candidate when its
+// tests were what refused it; nil otherwise.
+func (e *Engine) FailingTests() []string {
+	return failingTests(e.LastReloadError())
+}
+
+func failingTests(err error) []string {
+	var tf *TestsFailedError
+	if errors.As(err, &tf) {
+		return tf.Tests
 	}
-	next, err = files.compile(ctx, e.query, e.cacheSize)
-	if err != nil {
-		return nil, false, fmt.Errorf("policy in %s: %w", e.dir, err)
-	}
-	return next, false, nil
+	return nil
 }
 
 // Watch reloads the policy when files under the directory change, after
@@ -68,6 +98,9 @@ func (e *Engine) build(ctx context.Context) (next *prepared, unchanged bool, err
 // watched at the start. Run it in its own goroutine (caddy-ratelimit:
 // handler.go sweepRateLimiters).
 func (e *Engine) Watch(ctx context.Context) error {
+	if e.dir == "" {
+		return e.poll(ctx)
+	}
 	watcher, err := newTreeWatcher(e.dir)
 	if err != nil {
 		return fmt.Errorf("watch policy dir: %w", err)
