@@ -95,6 +95,18 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			session_idle_timeout    <duration>
 //			max_sessions_per_caller <n>
 //		}
+//		cors {
+//			allowed_origins <origin...>
+//			credentials     on|off
+//			max_age         <duration>
+//			allowed_headers <header...>
+//			paths           <prefix...>
+//		}
+//		streaming {
+//			keep_alive     <duration>
+//			max_per_caller <n>
+//			retry_after    <duration>
+//		}
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
@@ -114,6 +126,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"sessions":         func() error { h.Sessions = new(SessionsConfig); return h.Sessions.unmarshal(d) },
 		"feedback":         func() error { h.Feedback = new(FeedbackConfig); return h.Feedback.unmarshal(d) },
 		"mcp":              func() error { h.MCP = new(MCPConfig); return h.MCP.unmarshal(d) },
+		"cors":             func() error { h.CORS = new(CORSConfig); return h.CORS.unmarshal(d) },
+		"streaming":        func() error { h.Streaming = new(StreamingConfig); return h.Streaming.unmarshal(d) },
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/cors"
 	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/mcp"
@@ -68,6 +69,10 @@ type Handler struct {
 	Feedback *FeedbackConfig `json:"feedback,omitempty"`
 	// MCP serves the same tools over the Model Context Protocol.
 	MCP *MCPConfig `json:"mcp,omitempty"`
+	// CORS lets configured browser origins call the answer routes.
+	CORS *CORSConfig `json:"cors,omitempty"`
+	// Streaming tunes streamed answers (Accept: text/event-stream).
+	Streaming *StreamingConfig `json:"streaming,omitempty"`
 
 	gw       *gateway.Gateway
 	auth     *identity.Authenticator
@@ -77,6 +82,7 @@ type Handler struct {
 	poolKeys []string // stores taken from the usage pool, released in Cleanup
 	mcp      *mcp.Handler
 	mcpPaths []string // the endpoint first, then its metadata documents
+	cors     *cors.Policy
 }
 
 // CaddyModule returns the Caddy module information.
@@ -117,7 +123,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		DecisionTimeout: time.Duration(h.DecisionTimeout),
 		BackendTimeout:  time.Duration(h.BackendTimeout),
 		SearchIndex:     h.Meilisearch.index(),
+		Stream:          h.Streaming.streamConfig(),
 	}
+	h.cors = h.CORS.policy()
 	deps := gateway.Deps{
 		Auth:   h.auth,
 		Policy: engine,
@@ -199,6 +207,11 @@ func (h *Handler) Validate() error {
 	if h.AgentJWT == nil && h.APIKeysFile == "" {
 		return fmt.Errorf("no agent credential is configured: set agent_jwt or api_keys_file")
 	}
+	if h.CORS != nil {
+		if err := h.CORS.validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -218,6 +231,9 @@ func (h *Handler) Cleanup() error {
 
 // ServeHTTP hands the request to the MCP endpoint or the gateway.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	if h.cors.Handle(w, r) { // a preflight of a covered route: answered here
+		return nil
+	}
 	if h.serveMCP(w, r) {
 		return nil
 	}

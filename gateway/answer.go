@@ -67,16 +67,7 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 	kept, dropped := normalizer.InScope(chunks, eff)
 	c.rec.Dropped += dropped
 	c.report(strconv.Itoa(len(kept)) + " chunks in scope")
-	text := ""
-	if len(kept) > 0 {
-		c.report("generating")
-		comp, err := g.complete(ctx, c, ragflow.BuildPrompt(t.question, kept, t.history))
-		if err != nil {
-			return protocol.AnswerResult{}, err
-		}
-		text = comp.Answer
-	}
-	res, stats := normalizer.Answer(text, kept, eff, normalizer.AnswerOptions{
+	opts := normalizer.AnswerOptions{
 		RequireCitations: t.requireCitations,
 		EmptyResponses:   g.cfg.Answer.EmptyResponses,
 		HighScore:        g.cfg.Answer.HighScore,
@@ -85,7 +76,19 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 		MinSupported:     g.cfg.Answer.MinSupported,
 		DedupeKey:        dedupe.Key(protocol.EventNoAnswer, t.question, eff, nil),
 		WriteTools:       c.decision.WriteTools,
-	})
+	}
+	text := ""
+	if len(kept) > 0 {
+		c.report("generating")
+		// A streamed call verifies the text as it arrives (c.live); the
+		// answer below is built from the whole text either way.
+		comp, err := g.complete(ctx, c, ragflow.BuildPrompt(t.question, kept, t.history), c.live.verifier(kept, eff, opts))
+		if err != nil {
+			return protocol.AnswerResult{}, err
+		}
+		text = comp.Answer
+	}
+	res, stats := normalizer.Answer(text, kept, eff, opts)
 	res.Audit = c.audit()
 	c.rec.Citations += stats.Citations
 	c.rec.Result = "answered"
@@ -120,9 +123,9 @@ func (g *Gateway) retrieve(ctx context.Context, c *call, query string, pageSize 
 	return r.Chunks, nil
 }
 
-func (g *Gateway) complete(ctx context.Context, c *call, msgs []ragflow.Message) (*ragflow.Completion, error) {
+func (g *Gateway) complete(ctx context.Context, c *call, msgs []ragflow.Message, onText func(string)) (*ragflow.Completion, error) {
 	start := g.now()
-	comp, err := g.deps.Answers.Complete(ctx, msgs, g.cfg.Answer.Stream)
+	comp, err := g.generate(ctx, msgs, onText)
 	if err != nil {
 		return nil, g.ragflowFailure(c, "ragflow.completion", start, err)
 	}

@@ -24,8 +24,9 @@ type call struct {
 	rec       *audit.Record
 	session   *sessions.Session // set by a session route's bind
 	// progress, when set, hears the stages of a long call (MCP progress
-	// notifications); nil on the HTTP routes.
+	// notifications, or a streamed answer's status events).
 	progress func(stage string)
+	live     *liveAnswer // a streamed answer; nil otherwise
 }
 
 // report tells the caller, when it asked to hear, which stage the call is in.
@@ -41,28 +42,28 @@ func (c *call) report(stage string) {
 // tool. The first failure answers; a denied call never reaches a backend.
 // Exactly one audit record is written, whatever happens.
 func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
-	rec := audit.New(reqID, rt.endpoint, g.now())
-	rec.Tool = rt.tool
-	rec.ClientRequestID = clientRequestID(r)
-	if validSessionID.MatchString(pathID) {
-		rec.SessionID = pathID // an id of another shape is refused later, and never recorded
-	}
+	rec := newRecord(r, reqID, pathID, rt, g.now())
 	defer g.finish(rec)
 
 	out, err := g.httpCall(r, reqID, pathID, rt, rec)
 	pe, closed := g.settle(r.Context(), rec, err)
-	switch {
-	case closed:
-	case pe == nil:
-		writeOK(w, out)
-	default:
-		if errors.As(err, new(refusedBeforeBody)) && r.ContentLength != 0 {
-			// Close rather than let net/http read the unread body first to
-			// reuse the connection: a slow body would hold the answer back.
-			w.Header().Set("Connection", "close")
-		}
-		writeError(w, reqID, pe)
+	if !closed {
+		writeOutcome(w, r, reqID, out, err, pe)
 	}
+}
+
+// writeOutcome answers a settled call in JSON: its result, or its error.
+func writeOutcome(w http.ResponseWriter, r *http.Request, reqID string, out any, err error, pe *protocol.Error) {
+	if pe == nil {
+		writeOK(w, out)
+		return
+	}
+	if errors.As(err, new(refusedBeforeBody)) && r.ContentLength != 0 {
+		// Close rather than let net/http read the unread body first to
+		// reuse the connection: a slow body would hold the answer back.
+		w.Header().Set("Connection", "close")
+	}
+	writeError(w, reqID, pe)
 }
 
 // httpCall is the HTTP door: method and credential, then the pipeline

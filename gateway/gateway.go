@@ -20,6 +20,7 @@ import (
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/sessions"
+	"github.com/wikigate/wikigate/stream"
 )
 
 // Authenticator verifies the caller's credential (identity.Authenticator).
@@ -65,6 +66,7 @@ type Config struct {
 	SearchIndex    string          // the Meilisearch index this gate searches; a decision naming another denies
 	SessionTTL     time.Duration   // default 30m
 	SessionLimits  sessions.Limits // defaults 8 turns, 12000 tokens
+	Stream         StreamConfig    // streamed answers
 }
 
 // Deps are the collaborators the gateway calls.
@@ -89,11 +91,12 @@ type Deps struct {
 
 // Gateway serves the protocol routes.
 type Gateway struct {
-	cfg    Config
-	deps   Deps
-	routes map[string]route
-	health healthCache
-	now    func() time.Time
+	cfg     Config
+	deps    Deps
+	routes  map[string]route
+	health  healthCache
+	streams *stream.Limiter // open answer streams per caller
+	now     func() time.Time
 }
 
 // New checks deps and applies defaults.
@@ -114,6 +117,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		cfg.BackendTimeout = DefaultBackendTimeout
 	}
 	applyAnswerDefaults(&cfg.Answer)
+	applyStreamDefaults(&cfg.Stream)
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 30 * time.Minute
 	}
@@ -123,7 +127,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if deps.Audit == nil {
 		deps.Audit = audit.NewLogger(nil, false)
 	}
-	g := &Gateway{cfg: cfg, deps: deps, now: time.Now}
+	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller)}
 	g.routes = g.routeTable()
 	return g, nil
 }
@@ -140,6 +144,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt, pathID, ok := g.match(r.URL.Path)
 	if !ok {
 		g.serveUnknown(w, r, reqID)
+		return
+	}
+	if wantsStream(rt, r) {
+		g.serveStream(w, r, reqID, pathID, rt)
 		return
 	}
 	g.serveCall(w, r, reqID, pathID, rt)

@@ -58,13 +58,22 @@ const errorAnswerPrefix = "**ERROR**"
 // end_to_think left out). Error events, "**ERROR**" answers and a stream
 // cut before its terminator are errors.
 func (c *Client) Complete(ctx context.Context, msgs []Message, stream bool) (*Completion, error) {
+	return c.CompleteFunc(ctx, msgs, stream, nil)
+}
+
+// CompleteFunc is Complete that also hands onText, when set, the answer
+// as it stands after each streamed delta (thinking left out), so a caller
+// can verify and show a long generation while it arrives. The returned
+// Completion is what Complete returns; onText is never called for a
+// JSON answer or after an error event.
+func (c *Client) CompleteFunc(ctx context.Context, msgs []Message, stream bool, onText func(answer string)) (*Completion, error) {
 	cl, err := c.send(ctx, http.MethodPost, "/api/v1/chat/completions", completionRequest{Messages: msgs, Stream: stream}, true, c.generation)
 	if err != nil {
 		return nil, err
 	}
 	defer cl.close()
 	if stream && cl.resp.StatusCode >= 200 && cl.resp.StatusCode <= 299 && isEventStream(cl.resp) {
-		return c.readStream(cl)
+		return c.readStream(cl, onText)
 	}
 	// Errors come back as a JSON envelope even for stream requests.
 	env, err := c.readEnvelope(cl)

@@ -43,6 +43,7 @@ type streamState struct {
 	thinking  bool
 	reference []Chunk
 	done      bool
+	onText    func(answer string) // hears the answer after each delta
 }
 
 // readStream reads RAGFlow's SSE (CONTRACT §4.5). Events are "data:" lines
@@ -51,10 +52,10 @@ type streamState struct {
 // events (a JSON value spread over several lines, no blank line before the
 // next "data:") are read too: a "data:" line starts a new event once the
 // current one holds a complete JSON value.
-func (c *Client) readStream(cl *call) (*Completion, error) {
+func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) {
 	sc := bufio.NewScanner(&cappedReader{r: cl.resp.Body, left: c.maxBytes})
 	sc.Buffer(make([]byte, 0, 64<<10), int(min(c.maxBytes, 1<<30))+1)
-	st := &streamState{}
+	st := &streamState{onText: onText}
 	var event []byte
 	for !st.done && sc.Scan() {
 		line := sc.Bytes()
@@ -191,5 +192,8 @@ func (c *Client) applyDelta(st *streamState, d *completionData) error {
 		return nil
 	}
 	st.answer.WriteString(d.Answer)
+	if st.onText != nil && d.Answer != "" {
+		st.onText(st.answer.String())
+	}
 	return nil
 }

@@ -1,0 +1,120 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/wikigate/wikigate/cors"
+	"github.com/wikigate/wikigate/gateway"
+)
+
+// CORSConfig is the `cors` block: which browser origins may call the
+// answer routes from a page (DESIGN §12). Without it no CORS header is
+// ever sent.
+type CORSConfig struct {
+	// AllowedOrigins are scheme://host[:port] origins, or "*" (not with
+	// credentials).
+	AllowedOrigins []string `json:"allowed_origins,omitempty"`
+	// Credentials lets the page send its SSO token or cookies. Default off.
+	Credentials *bool `json:"credentials,omitempty"`
+	// MaxAge is how long a browser caches a preflight. Default 10m.
+	MaxAge caddy.Duration `json:"max_age,omitempty"`
+	// AllowedHeaders are the request headers a page may send. Default
+	// Authorization, Content-Type, X-Session-Token, X-Request-Id.
+	AllowedHeaders []string `json:"allowed_headers,omitempty"`
+	// Paths are the path prefixes covered. Default /answer/; the agents'
+	// /agent/ routes only when listed here.
+	Paths []string `json:"paths,omitempty"`
+}
+
+func (c *CORSConfig) unmarshal(d *caddyfile.Dispenser) error {
+	return parseBlock(d, "cors", map[string]func() error{
+		"allowed_origins": func() error { return manyArgs(d, &c.AllowedOrigins) },
+		"credentials":     func() error { return onOff(d, &c.Credentials) },
+		"max_age":         func() error { return durationArg(d, &c.MaxAge) },
+		"allowed_headers": func() error { return manyArgs(d, &c.AllowedHeaders) },
+		"paths":           func() error { return manyArgs(d, &c.Paths) },
+	})
+}
+
+// validate refuses what a browser would refuse anyway, at load time.
+func (c *CORSConfig) validate() error {
+	if len(c.AllowedOrigins) == 0 {
+		return fmt.Errorf("cors: allowed_origins is required")
+	}
+	for _, o := range c.AllowedOrigins {
+		if o == "*" {
+			if c.Credentials != nil && *c.Credentials {
+				return fmt.Errorf("cors: allowed_origins * cannot be used with credentials on")
+			}
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimRight(u.Path, "/") != "" {
+			return fmt.Errorf("cors: origin %q is not scheme://host[:port]", o)
+		}
+	}
+	for _, p := range c.Paths {
+		if !strings.HasPrefix(p, "/") {
+			return fmt.Errorf("cors: path %q must start with /", p)
+		}
+	}
+	return nil
+}
+
+func (c *CORSConfig) policy() *cors.Policy {
+	if c == nil {
+		return nil
+	}
+	return cors.New(cors.Config{
+		Origins:     c.AllowedOrigins,
+		Credentials: c.Credentials != nil && *c.Credentials,
+		MaxAge:      time.Duration(c.MaxAge),
+		Headers:     c.AllowedHeaders,
+		Paths:       slices.Clone(c.Paths),
+	})
+}
+
+// StreamingConfig is the `streaming` block: streamed answers (SSE).
+type StreamingConfig struct {
+	// KeepAlive is the longest silence before a keep-alive comment.
+	// Default 15s.
+	KeepAlive caddy.Duration `json:"keep_alive,omitempty"`
+	// MaxPerCaller caps one caller's open streams (429 past it). Default 4.
+	MaxPerCaller int `json:"max_per_caller,omitempty"`
+	// RetryAfter is the wait a 429 names. Default 5s.
+	RetryAfter caddy.Duration `json:"retry_after,omitempty"`
+}
+
+func (s *StreamingConfig) unmarshal(d *caddyfile.Dispenser) error {
+	return parseBlock(d, "streaming", map[string]func() error{
+		"keep_alive":     func() error { return durationArg(d, &s.KeepAlive) },
+		"max_per_caller": func() error { return intArg(d, &s.MaxPerCaller, 1, 10000) },
+		"retry_after":    func() error { return durationArg(d, &s.RetryAfter) },
+	})
+}
+
+// streamConfig is the gateway's; anonymous readers are told apart by
+// Caddy's client IP, which honours the server's trusted_proxies.
+func (s *StreamingConfig) streamConfig() gateway.StreamConfig {
+	out := gateway.StreamConfig{ClientIP: clientIP}
+	if s != nil {
+		out.KeepAlive, out.MaxPerCaller, out.RetryAfter = time.Duration(s.KeepAlive), s.MaxPerCaller, time.Duration(s.RetryAfter)
+	}
+	return out
+}
+
+func clientIP(r *http.Request) string {
+	if ip, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && ip != "" {
+		return ip
+	}
+	return r.RemoteAddr
+}

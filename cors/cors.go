@@ -1,0 +1,136 @@
+// Package cors answers browsers' cross-origin checks for the routes a docs
+// site calls (DESIGN §12): only configured origins, only configured path
+// prefixes (by default /answer/, never the agents' /agent/ unless named).
+// It is plain net/http; the Caddy module builds it from the cors block.
+package cors
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultMaxAge is how long a browser may cache a preflight's answer.
+const DefaultMaxAge = 10 * time.Minute
+
+// DefaultPaths are the path prefixes CORS covers by default: the routes
+// people call from a page.
+var DefaultPaths = []string{"/answer/"}
+
+// DefaultHeaders are the request headers a page may send: its SSO token,
+// the JSON body's type, a session token and its own request id.
+var DefaultHeaders = []string{"Authorization", "Content-Type", "X-Session-Token", "X-Request-Id"}
+
+// exposed are the response headers a page's script may read.
+const exposed = "X-Request-Id, Retry-After, WWW-Authenticate"
+
+// Config is the cors block.
+type Config struct {
+	Origins     []string      // scheme://host[:port], exactly; "*" for any (not with credentials)
+	Credentials bool          // allow cookies and Authorization from the page
+	MaxAge      time.Duration // preflight cache; default DefaultMaxAge
+	Headers     []string      // allowed request headers; default DefaultHeaders
+	Paths       []string      // covered path prefixes; default DefaultPaths
+}
+
+// Policy is a Config ready to answer requests.
+type Policy struct {
+	origins     []string
+	any         bool
+	credentials bool
+	maxAge      string
+	headers     string
+	paths       []string
+}
+
+// New compiles c. A nil Policy (no cors block) covers nothing.
+func New(c Config) *Policy {
+	p := &Policy{credentials: c.Credentials, paths: c.Paths}
+	for _, o := range c.Origins {
+		if o == "*" {
+			p.any = true
+			continue
+		}
+		p.origins = append(p.origins, strings.ToLower(strings.TrimRight(o, "/")))
+	}
+	if len(p.paths) == 0 {
+		p.paths = DefaultPaths
+	}
+	maxAge := c.MaxAge
+	if maxAge <= 0 {
+		maxAge = DefaultMaxAge
+	}
+	p.maxAge = strconv.Itoa(int(maxAge / time.Second))
+	headers := c.Headers
+	if len(headers) == 0 {
+		headers = DefaultHeaders
+	}
+	p.headers = strings.Join(headers, ", ")
+	return p
+}
+
+// Handle adds CORS headers to a covered request from an allowed origin,
+// and answers preflights of covered paths itself: 204 with the allow
+// headers for an allowed origin, 403 without any CORS header for another
+// (the browser then refuses the call, and the gate never sees it). It
+// reports whether it answered; other requests go on to the gate.
+func (p *Policy) Handle(w http.ResponseWriter, r *http.Request) bool {
+	if p == nil || !p.covers(r.URL.Path) {
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	preflight := r.Method == http.MethodOptions && origin != "" && r.Header.Get("Access-Control-Request-Method") != ""
+	h := w.Header()
+	h.Add("Vary", "Origin")
+	if !p.allows(origin) {
+		if preflight {
+			w.WriteHeader(http.StatusForbidden)
+		}
+		return preflight
+	}
+	p.allowOrigin(h, origin)
+	if !preflight {
+		h.Set("Access-Control-Expose-Headers", exposed)
+		return false
+	}
+	h.Add("Vary", "Access-Control-Request-Method")
+	h.Add("Vary", "Access-Control-Request-Headers")
+	h.Set("Access-Control-Allow-Methods", http.MethodPost)
+	h.Set("Access-Control-Allow-Headers", p.headers)
+	h.Set("Access-Control-Max-Age", p.maxAge)
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+func (p *Policy) covers(path string) bool {
+	for _, prefix := range p.paths {
+		if strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// allows: origin is one of the configured ones (scheme and host compared
+// without case), or any origin is.
+func (p *Policy) allows(origin string) bool {
+	if origin == "" || origin == "null" {
+		return false
+	}
+	return p.any || slices.Contains(p.origins, strings.ToLower(origin))
+}
+
+// allowOrigin names the origin back; with credentials it must be the
+// origin itself, never "*".
+func (p *Policy) allowOrigin(h http.Header, origin string) {
+	if p.any && !p.credentials {
+		h.Set("Access-Control-Allow-Origin", "*")
+		return
+	}
+	h.Set("Access-Control-Allow-Origin", origin)
+	if p.credentials {
+		h.Set("Access-Control-Allow-Credentials", "true")
+	}
+}

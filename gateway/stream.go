@@ -1,0 +1,206 @@
+package gateway
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/normalizer"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/stream"
+)
+
+// StreamConfig tunes streamed answers (README "Streaming answers (SSE)");
+// zero values take the defaults.
+type StreamConfig struct {
+	// KeepAlive is the longest silence before a keep-alive comment;
+	// default stream.DefaultKeepAlive.
+	KeepAlive time.Duration
+	// MaxPerCaller caps the streams one caller holds open; past it a new
+	// one is 429 rate_limited. Default stream.DefaultMaxPerCaller.
+	MaxPerCaller int
+	// RetryAfter is the wait that 429 names; default 5s (a stream ends
+	// within an answer's time).
+	RetryAfter time.Duration
+	// ClientIP names an anonymous caller's address (Caddy's client IP,
+	// trusted proxies applied); default the connection's remote address.
+	ClientIP func(r *http.Request) string
+}
+
+// defaultStreamRetryAfter: one answer's time, after which a slot is free.
+const defaultStreamRetryAfter = 5 * time.Second
+
+// streamRoutes are the routes that answer with an event stream when asked.
+var streamRoutes = map[string]bool{"/answer/ask": true, "/agent/tools/ask": true, sessionTurnsPattern: true}
+
+// wantsStream: a streamable route, asked for text/event-stream.
+func wantsStream(rt route, r *http.Request) bool {
+	return streamRoutes[rt.endpoint] && stream.Wants(r)
+}
+
+// serveStream is serveCall for a caller that asked for an event stream.
+// The pipeline is the same; the stream starts with the first status event,
+// which the tool sends once every check passed, so every refusal before it
+// is a plain JSON error with its status. After it, a failure is an error
+// event, and done always ends the stream.
+func (g *Gateway) serveStream(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
+	rec := newRecord(r, reqID, pathID, rt, g.now())
+	defer g.finish(rec)
+	live := &liveAnswer{sw: stream.NewWriter(w, g.cfg.Stream.KeepAlive), release: func() {}}
+	defer live.close()
+
+	out, err := g.httpCall(r, reqID, pathID, g.liveRoute(r, rt, live), rec)
+	pe, closed := g.settle(r.Context(), rec, err)
+	switch {
+	case closed:
+		return
+	case !live.sw.Started():
+		writeOutcome(w, r, reqID, out, err, pe)
+		return
+	case pe != nil:
+		live.fail(reqID, pe)
+	default:
+		live.finish(out)
+	}
+	if werr := live.sw.Err(); werr != nil {
+		g.clientClosed(rec, werr) // gone before the end of the stream
+	}
+}
+
+// liveRoute wraps the route's tool: once admitted (decided and guarded),
+// the call takes an open-stream slot of its caller, then reports its
+// stages and its verified text to the stream.
+func (g *Gateway) liveRoute(r *http.Request, rt route, live *liveAnswer) route {
+	run := rt.run
+	rt.run = func(ctx context.Context, c *call) (any, error) {
+		release, ok := g.streams.Acquire(g.streamCaller(r, c))
+		if !ok {
+			e := protocol.NewError(protocol.CodeRateLimited, "too many open answer streams for this caller; wait for one to end")
+			e.RetryAfter = int(g.cfg.Stream.RetryAfter.Round(time.Second) / time.Second)
+			return nil, e
+		}
+		live.release = release
+		c.live, c.progress = live, live.status
+		return run(ctx, c)
+	}
+	return rt
+}
+
+// streamCaller keys the open-stream limit: the authenticated identity, or
+// for anonymous readers (who share no identity) their address.
+func (g *Gateway) streamCaller(r *http.Request, c *call) string {
+	if !c.principal.Anonymous {
+		return c.principal.Type + ":" + c.principal.ID
+	}
+	if g.cfg.Stream.ClientIP != nil {
+		return "anonymous:" + g.cfg.Stream.ClientIP(r)
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "anonymous:" + host
+}
+
+// liveAnswer is one streamed answer: its writer, and the verifier that
+// decides which generated text may be shown before the result.
+type liveAnswer struct {
+	sw      *stream.Writer
+	prog    *normalizer.Progressive
+	release func()
+}
+
+func (l *liveAnswer) close() {
+	l.sw.Close()
+	l.release()
+}
+
+func (l *liveAnswer) status(stage string) { _ = l.sw.Send(stream.EventStatus, stream.StatusOf(stage)) }
+
+// verifier returns what hears the generation, or nil when the call is not
+// streamed (l is nil). The verifier checks the text against the same
+// chunks, scope and options the final Answer uses.
+func (l *liveAnswer) verifier(kept []ragflow.Chunk, eff protocol.Scope, o normalizer.AnswerOptions) func(string) {
+	if l == nil {
+		return nil
+	}
+	l.prog = normalizer.NewProgressive(kept, eff, o)
+	return l.text
+}
+
+// text shows what became verified: the citations first, so a reader can
+// resolve the [n] of the delta that follows.
+func (l *liveAnswer) text(answer string) {
+	delta, cites := l.prog.Advance(answer)
+	if cites != nil {
+		_ = l.sw.Send(stream.EventCitations, stream.Citations{Citations: cites})
+	}
+	if delta != "" {
+		_ = l.sw.Send(stream.EventDelta, stream.Delta{Text: delta})
+	}
+}
+
+// finish sends the rest of the verified answer, the final citations, the
+// result exactly as the JSON route returns it, and done.
+func (l *liveAnswer) finish(out any) {
+	res, _ := out.(protocol.AnswerResult)
+	if l.prog != nil {
+		if rest := l.prog.Finish(res); rest != "" {
+			_ = l.sw.Send(stream.EventDelta, stream.Delta{Text: rest})
+		}
+	}
+	cites := res.Citations
+	if cites == nil {
+		cites = []protocol.Citation{}
+	}
+	_ = l.sw.Send(stream.EventCitations, stream.Citations{Citations: cites, Final: true})
+	_ = l.sw.Send(stream.EventResult, out)
+	_ = l.sw.Send(stream.EventDone, stream.Done{})
+}
+
+// fail ends a started stream with the protocol's error envelope.
+func (l *liveAnswer) fail(reqID string, pe *protocol.Error) {
+	_ = l.sw.Send(stream.EventError, protocol.ErrorBody{Error: protocol.ErrorDetail{Code: pe.Code, Message: pe.Message, RequestID: reqID}})
+	_ = l.sw.Send(stream.EventDone, stream.Done{})
+}
+
+// textStreamer is a RAGFlow client that hands out the answer while it is
+// generated (ragflow.Client.CompleteFunc).
+type textStreamer interface {
+	CompleteFunc(ctx context.Context, msgs []ragflow.Message, stream bool, onText func(string)) (*ragflow.Completion, error)
+}
+
+// generate asks for a completion; onText, when set and the client can,
+// hears the answer as it grows.
+func (g *Gateway) generate(ctx context.Context, msgs []ragflow.Message, onText func(string)) (*ragflow.Completion, error) {
+	if ts, ok := g.deps.Answers.(textStreamer); ok && onText != nil {
+		return ts.CompleteFunc(ctx, msgs, g.cfg.Answer.Stream, onText)
+	}
+	return g.deps.Answers.Complete(ctx, msgs, g.cfg.Answer.Stream)
+}
+
+// newRecord starts a call's audit record.
+func newRecord(r *http.Request, reqID, pathID string, rt route, now time.Time) *audit.Record {
+	rec := audit.New(reqID, rt.endpoint, now)
+	rec.Tool = rt.tool
+	rec.ClientRequestID = clientRequestID(r)
+	if validSessionID.MatchString(pathID) {
+		rec.SessionID = pathID // an id of another shape is refused later, and never recorded
+	}
+	return rec
+}
+
+func applyStreamDefaults(s *StreamConfig) {
+	if s.KeepAlive <= 0 {
+		s.KeepAlive = stream.DefaultKeepAlive
+	}
+	if s.MaxPerCaller <= 0 {
+		s.MaxPerCaller = stream.DefaultMaxPerCaller
+	}
+	if s.RetryAfter < time.Second {
+		s.RetryAfter = defaultStreamRetryAfter
+	}
+}
