@@ -15,12 +15,15 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/open-policy-agent/opa v1.22.0
 	github.com/prometheus/client_golang v1.24.1
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/spf13/cobra v1.10.2
 	go.etcd.io/bbolt v1.5.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/text v0.43.0
 	golang.org/x/time v0.16.0
 )
+
+require go.uber.org/atomic v1.12.0 // indirect
 
 require (
 	cel.dev/cel-go v0.32.0 // indirect

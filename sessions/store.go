@@ -21,7 +21,9 @@ type Store interface {
 	Get(ctx context.Context, id string) (*Session, error)
 	// Update runs fn on the stored session and stores the result unless fn
 	// fails. Updates of one session are serialized, so no turn is lost to
-	// concurrent follow-ups.
+	// concurrent follow-ups. A shared store may run fn more than once (it
+	// retries when another gate wrote the session in between), so fn must
+	// only change the session and what it hands back.
 	Update(ctx context.Context, id string, fn func(*Session) error) error
 	// Close releases the store.
 	Close() error
@@ -29,6 +31,11 @@ type Store interface {
 
 // ErrClosed is returned by a store used after Close.
 var ErrClosed = errors.New("session store closed")
+
+// ErrUnavailable wraps a shared store's failure to answer (Redis down,
+// timed out, out of memory): the gateway answers 503
+// session_store_unavailable, never 500, and the caller may retry.
+var ErrUnavailable = errors.New("session store unavailable")
 
 // errSessionExists guards against overwriting a live session; with
 // 128-bit random ids it means a bug, not bad luck.
