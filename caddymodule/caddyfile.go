@@ -28,6 +28,14 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	wikigate {
 //		site_mode        public-read|authenticated-read
 //		policy_dir       <dir>
+//		policy {
+//			require_tests       on|off
+//			bundle              <dir | file.tar.gz | https://...>
+//			bundle_poll         <min> [<max>]
+//			verification_key    <kid> <alg> <pem file | secret>
+//			verification_key_id <kid>
+//			verification_scope  <scope>
+//		}
 //		watch_policy     on|off
 //		max_body_size    <bytes>
 //		decision_timeout <duration>
@@ -113,6 +121,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "wikigate", map[string]func() error{
 		"site_mode":        func() error { return oneArg(d, &h.SiteMode) },
 		"policy_dir":       func() error { return oneArg(d, &h.PolicyDir) },
+		"policy":           func() error { h.Policy = new(PolicyConfig); return h.Policy.unmarshal(d) },
 		"watch_policy":     func() error { return onOff(d, &h.WatchPolicy) },
 		"max_body_size":    func() error { return sizeArg(d, &h.MaxBodyBytes) },
 		"decision_timeout": func() error { return durationArg(d, &h.DecisionTimeout) },

@@ -37,7 +37,10 @@ type Handler struct {
 	SiteMode string `json:"site_mode,omitempty"`
 	// PolicyDir holds the Rego policies and their data. Default "rego".
 	PolicyDir string `json:"policy_dir,omitempty"`
-	// WatchPolicy reloads the policy when PolicyDir changes. Default true.
+	// Policy: tested reloads and bundles (require_tests, bundle...).
+	Policy *PolicyConfig `json:"policy,omitempty"`
+	// WatchPolicy reloads the policy when PolicyDir changes (or polls the
+	// bundle). Default true.
 	WatchPolicy *bool `json:"watch_policy,omitempty"`
 	// MaxBodyBytes caps request bodies. Default 65536.
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
@@ -99,12 +102,17 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	repl := caddy.NewReplacer()
-	if h.PolicyDir == "" {
-		h.PolicyDir = "rego"
-	}
-	engine, err := policies.New(ctx, policies.Options{Dir: h.PolicyDir, Logger: h.logger.Named("policy")})
+	obs, err := registerMetrics(ctx)
 	if err != nil {
-		return fmt.Errorf("loading policy from %s: %w", h.PolicyDir, err)
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	opts, err := h.engineOptions(repl, obs)
+	if err != nil {
+		return err
+	}
+	engine, err := policies.New(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("loading policy: %w", err)
 	}
 	h.policy = engine
 	if h.WatchPolicy == nil || *h.WatchPolicy {
@@ -136,9 +144,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.keyStore != nil { // a typed nil in the interface would look set
 		deps.KeyStore = h.keyStore
 	}
-	if deps.Observer, err = registerMetrics(ctx); err != nil {
-		return fmt.Errorf("registering metrics: %w", err)
-	}
+	deps.Observer = obs
 	if h.RAGFlow != nil {
 		rag, err := ragflow.New(h.RAGFlow.clientConfig(repl))
 		if err != nil {

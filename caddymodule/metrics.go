@@ -22,6 +22,11 @@ type metrics struct {
 	callDuration *prometheus.HistogramVec
 	backend      *prometheus.HistogramVec
 	dropped      *prometheus.CounterVec
+	// reloads counts policy reloads by outcome (policies.Reload*);
+	// revision is 1 for the policy revision last loaded (a bounded label:
+	// one revision at a time).
+	reloads  *prometheus.CounterVec
+	revision *prometheus.GaugeVec
 }
 
 var (
@@ -50,7 +55,24 @@ func newMetrics() *metrics {
 			Namespace: ns, Subsystem: sub, Name: "dropped_results_total",
 			Help: "Backend results dropped by the response-side scope check.",
 		}, []string{"tool"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "policy_reloads_total",
+			Help: "Policy reloads by outcome: activated, invalid, tests_failed, refused (bundle signature or format), unavailable (bundle server).",
+		}, []string{"outcome"}),
+		revision: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "policy_revision_info",
+			Help: "1 for the policy revision serving (the bundle's revision or the policy files' hash).",
+		}, []string{"revision"}),
 	}
+}
+
+// PolicyReload counts one policy reload (policies.ReloadObserver).
+func (m *metrics) PolicyReload(outcome string) { m.reloads.WithLabelValues(outcome).Inc() }
+
+// PolicyRevision makes revision the one serving revision.
+func (m *metrics) PolicyRevision(revision string) {
+	m.revision.Reset()
+	m.revision.WithLabelValues(revision).Set(1)
 }
 
 // registerMetrics returns the process's collectors, registered into this
@@ -61,7 +83,8 @@ func registerMetrics(ctx caddy.Context) (*metrics, error) {
 	if reg == nil {
 		return gateMetrics, nil
 	}
-	for _, c := range []prometheus.Collector{gateMetrics.calls, gateMetrics.callDuration, gateMetrics.backend, gateMetrics.dropped} {
+	for _, c := range []prometheus.Collector{gateMetrics.calls, gateMetrics.callDuration, gateMetrics.backend, gateMetrics.dropped,
+		gateMetrics.reloads, gateMetrics.revision} {
 		if err := reg.Register(c); err != nil {
 			var already prometheus.AlreadyRegisteredError
 			if !errors.As(err, &already) {

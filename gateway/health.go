@@ -11,7 +11,10 @@ type healthReport struct {
 	Backends map[string]backendHealth `json:"backends"`
 	// JWKS is each verifier's key source ("agent", "human"), when it is a
 	// JWKS URL: an outage there shows to callers only as 401s.
-	JWKS    map[string]backendHealth `json:"jwks,omitempty"`
+	JWKS map[string]backendHealth `json:"jwks,omitempty"`
+	// Stores are the shared stores the gate uses ("sessions" on Redis);
+	// the embedded ones live in the process and are not listed.
+	Stores  map[string]backendHealth `json:"stores,omitempty"`
 	APIKeys *apiKeysHealth           `json:"apiKeys,omitempty"`
 }
 
@@ -27,18 +30,23 @@ type policyHealth struct {
 	// says the files on disk are broken now and an older policy serves.
 	ReloadFailures   uint64 `json:"reloadFailures"`
 	LastReloadFailed bool   `json:"lastReloadFailed"`
+	// FailingTests names the policy tests that refused the last candidate
+	// (tested reloads): what the security team has to fix.
+	FailingTests []string `json:"failingTests,omitempty"`
 }
 
 // reloadReporter is what the policy engine tells about its reloads.
 type reloadReporter interface {
 	ReloadFailures() uint64
 	LastReloadError() error
+	FailingTests() []string
 }
 
 func (g *Gateway) policyHealth() policyHealth {
 	h := policyHealth{Revision: g.deps.Policy.Revision()}
 	if rr, ok := g.deps.Policy.(reloadReporter); ok {
 		h.ReloadFailures, h.LastReloadFailed = rr.ReloadFailures(), rr.LastReloadError() != nil
+		h.FailingTests = rr.FailingTests()
 	}
 	return h
 }
@@ -55,7 +63,7 @@ type backendHealth struct {
 // it is asked with ?strict=1 (for load balancers that should drain it).
 func (g *Gateway) serveHealth(w http.ResponseWriter, r *http.Request) {
 	deps := g.dependencyHealth(r.Context())
-	rep := healthReport{Status: "ok", Policy: g.policyHealth(), Backends: deps.backends, JWKS: deps.jwks}
+	rep := healthReport{Status: "ok", Policy: g.policyHealth(), Backends: deps.backends, JWKS: deps.jwks, Stores: deps.stores}
 	if rep.Policy.LastReloadFailed {
 		rep.Status = "degraded"
 	}
