@@ -143,20 +143,21 @@ func (l *liveAnswer) text(answer string) {
 	}
 }
 
-// finish sends the rest of the verified answer, the final citations, the
-// result exactly as the JSON route returns it, and done.
+// finish sends the final citations, the rest of the verified answer (its
+// references resolve against them), the result exactly as the JSON route
+// returns it, and done.
 func (l *liveAnswer) finish(out any) {
 	res, _ := out.(protocol.AnswerResult)
-	if l.prog != nil {
-		if rest := l.prog.Finish(res); rest != "" {
-			_ = l.sw.Send(stream.EventDelta, stream.Delta{Text: rest})
-		}
-	}
 	cites := res.Citations
 	if cites == nil {
 		cites = []protocol.Citation{}
 	}
 	_ = l.sw.Send(stream.EventCitations, stream.Citations{Citations: cites, Final: true})
+	if l.prog != nil {
+		if rest := l.prog.Finish(res); rest != "" {
+			_ = l.sw.Send(stream.EventDelta, stream.Delta{Text: rest})
+		}
+	}
 	_ = l.sw.Send(stream.EventResult, out)
 	_ = l.sw.Send(stream.EventDone, stream.Done{})
 }

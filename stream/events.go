@@ -11,7 +11,8 @@ import (
 
 // Event names, in the order a stream sends them: status (several), delta
 // and citations (interleaved, while the answer is verified), citations
-// (final), then result or error, then done, always last.
+// (final) and the last delta, then result or error, then done, always
+// last.
 const (
 	EventStatus    = "status"
 	EventDelta     = "delta"

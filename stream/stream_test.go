@@ -1,0 +1,148 @@
+package stream
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// lockedRecorder lets the test read what the keep-alive goroutine wrote.
+type lockedRecorder struct {
+	mu sync.Mutex
+	*httptest.ResponseRecorder
+}
+
+func (r *lockedRecorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ResponseRecorder.Write(p)
+}
+
+func (r *lockedRecorder) body() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Body.String()
+}
+
+func TestWriterFramesEventsAndStartsOnTheFirst(t *testing.T) {
+	rec := httptest.NewRecorder()
+	w := NewWriter(rec, time.Hour)
+	if w.Started() {
+		t.Fatal("started before any event")
+	}
+	_ = w.Send(EventStatus, StatusOf("3 chunks in scope"))
+	_ = w.Send(EventDelta, Delta{Text: "a <b> & [1]"})
+	_ = w.Send(EventDone, Done{})
+	w.Close()
+	want := "event: status\nid: 1\ndata: {\"stage\":\"in_scope\",\"chunks\":3,\"message\":\"3 chunks in scope\"}\n\n" +
+		"event: delta\nid: 2\ndata: {\"text\":\"a <b> & [1]\"}\n\n" +
+		"event: done\nid: 3\ndata: {}\n\n"
+	if got := rec.Body.String(); got != want {
+		t.Fatalf("frames:\n%q\nwant\n%q", got, want)
+	}
+	if ct := rec.Header().Get("Content-Type"); ct != "text/event-stream; charset=utf-8" || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("headers %v", rec.Header())
+	}
+	if !rec.Flushed {
+		t.Fatal("events were not flushed")
+	}
+	if err := w.Send(EventDone, Done{}); err == nil {
+		t.Fatal("a closed writer wrote")
+	}
+}
+
+func TestWriterKeepsASilentStreamAlive(t *testing.T) {
+	rec := &lockedRecorder{ResponseRecorder: httptest.NewRecorder()}
+	w := NewWriter(rec, 20*time.Millisecond)
+	_ = w.Send(EventStatus, StatusOf(StageGenerating))
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(rec.body(), keepAliveComment) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	w.Close()
+	got := rec.body()
+	if strings.Count(got, ": keep-alive\n\n") < 2 || !strings.HasPrefix(got, "event: status\n") {
+		t.Fatalf("no keep-alive comments during silence: %q", got)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if rec.body() != got {
+		t.Fatal("the writer wrote after Close")
+	}
+}
+
+func TestNoKeepAliveBeforeTheStreamStarts(t *testing.T) {
+	rec := &lockedRecorder{ResponseRecorder: httptest.NewRecorder()}
+	w := NewWriter(rec, 5*time.Millisecond)
+	time.Sleep(30 * time.Millisecond)
+	w.Close()
+	if rec.body() != "" || w.Started() {
+		t.Fatalf("a refused call must be free to answer JSON: %q", rec.body())
+	}
+}
+
+func TestLimiterPerCaller(t *testing.T) {
+	l := NewLimiter(2)
+	r1, ok1 := l.Acquire("agent:a")
+	_, ok2 := l.Acquire("agent:a")
+	_, ok3 := l.Acquire("agent:a")
+	_, okOther := l.Acquire("agent:b")
+	if !ok1 || !ok2 || ok3 || !okOther {
+		t.Fatalf("acquire: %v %v %v %v", ok1, ok2, ok3, okOther)
+	}
+	r1()
+	r1() // a second release gives nothing back twice
+	if l.Open("agent:a") != 1 {
+		t.Fatalf("open after release: %d", l.Open("agent:a"))
+	}
+	if _, ok := l.Acquire("agent:a"); !ok {
+		t.Fatal("a released slot was not given back")
+	}
+	if _, ok := l.Acquire("agent:a"); ok {
+		t.Fatal("past the limit after a double release")
+	}
+}
+
+func TestWants(t *testing.T) {
+	cases := map[string]bool{
+		"":                                    false,
+		"*/*":                                 false,
+		"application/json":                    false,
+		"text/event-stream":                   true,
+		"application/json, text/event-stream": true,
+		"TEXT/EVENT-STREAM; charset=utf-8":    true,
+		"text/event-stream;q=0":               false,
+	}
+	for accept, want := range cases {
+		r, _ := http.NewRequest(http.MethodPost, "/answer/ask", nil)
+		if accept != "" {
+			r.Header.Set("Accept", accept)
+		}
+		if got := Wants(r); got != want {
+			t.Errorf("Accept %q: %v, want %v", accept, got, want)
+		}
+	}
+}
+
+func TestStatusOf(t *testing.T) {
+	if s := StatusOf("retrieving"); s.Stage != StageRetrieving || s.Chunks != nil {
+		t.Errorf("%+v", s)
+	}
+	if s := StatusOf("0 chunks in scope"); s.Stage != StageInScope || s.Chunks == nil || *s.Chunks != 0 {
+		t.Errorf("%+v", s)
+	}
+}
+
+func TestCitationsEventKeepsAnEmptyList(t *testing.T) {
+	rec := httptest.NewRecorder()
+	w := NewWriter(rec, time.Hour)
+	_ = w.Send(EventCitations, Citations{Citations: []protocol.Citation{}, Final: true})
+	w.Close()
+	if !strings.Contains(rec.Body.String(), `data: {"citations":[],"final":true}`) {
+		t.Fatalf("%q", rec.Body.String())
+	}
+}
