@@ -319,7 +319,8 @@ M is B's search as an MCP \`tools/call\` (stateless revision 2026-07-28, one
 JSON-RPC message per POST, $M_BYTES bytes back: the same $M_HITS hits as
 \`structuredContent\` plus a text rendering). The difference is what the MCP
 front door adds per call on top of the route: the message checks, the SDK's
-JSON-RPC handling and the tool result.
+JSON-RPC handling and the tool result. Where that CPU goes (the profile) is in
+[README.md](README.md#what-mcp-costs-run-m).
 
 | | 1 connection | 32 connections |
 |---|---:|---:|
