@@ -1,0 +1,42 @@
+package wikigatecmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wikigate/wikigate/policies"
+)
+
+func TestPolicyBuildWritesABundleTheGateLoads(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	f := buildFlags{dir: "../../rego", out: out, revision: "cli-1", key: "env:WIKIGATE_TEST_BUNDLE_SECRET", alg: "HS256", keyID: "ci"}
+	t.Setenv("WIKIGATE_TEST_BUNDLE_SECRET", "s3cret")
+	if err := f.run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	engine, err := policies.New(t.Context(), policies.Options{Bundle: &policies.BundleOptions{Source: out,
+		Keys: map[string]policies.VerificationKey{"ci": {Algorithm: "HS256", Key: "s3cret"}}}})
+	if err != nil || engine.Revision() != "cli-1" {
+		t.Fatalf("the gate loads the built bundle: %v", err)
+	}
+}
+
+func TestPolicyBuildRefusesFailingTests(t *testing.T) {
+	dir := t.TempDir()
+	files, _ := filepath.Glob("../../rego/*")
+	for _, src := range files {
+		raw, _ := os.ReadFile(src)
+		os.WriteFile(filepath.Join(dir, filepath.Base(src)), raw, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "zz_test.rego"), []byte("package wikigate_test\n\ntest_always_fails if false\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	err := (&buildFlags{dir: dir, out: out}).run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "wikigate_test.test_always_fails") {
+		t.Fatalf("build with a failing test: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("a bundle was written despite the failing test")
+	}
+}
