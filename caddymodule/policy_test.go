@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap"
 )
 
@@ -56,5 +57,19 @@ func TestEngineOptions(t *testing.T) {
 	h.Policy = &PolicyConfig{Bundle: "b", VerificationKeys: map[string]BundleKey{"k": {Algorithm: "HS256", Secret: "{env.WIKIGATE_UNSET_FOR_TEST}"}}}
 	if _, err := h.engineOptions(repl, nil); err == nil || !strings.Contains(err.Error(), "empty secret") {
 		t.Fatalf("an unset secret: %v", err)
+	}
+}
+
+func TestPolicyReloadMetrics(t *testing.T) {
+	m := newMetrics()
+	m.PolicyRevision("r1")
+	m.PolicyReload("tests_failed")
+	m.PolicyReload("activated")
+	m.PolicyRevision("r2")
+	if got := testutil.ToFloat64(m.reloads.WithLabelValues("tests_failed")); got != 1 {
+		t.Errorf("tests_failed = %v", got)
+	}
+	if n := testutil.CollectAndCount(m.revision); n != 1 || testutil.ToFloat64(m.revision.WithLabelValues("r2")) != 1 {
+		t.Errorf("revision info holds %d series, want only r2", n)
 	}
 }
