@@ -77,12 +77,24 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			empty_response       <text>
 //		}
 //		sessions {
+//			store              memory|redis
 //			ttl                <duration>
 //			max_turns          <n>
 //			max_context_tokens <n>
 //			max_memory         <bytes>[KiB|MiB]
 //			anonymous_memory   <bytes>[KiB|MiB]
 //			anonymous_sessions <n>
+//		}
+//		redis {
+//			url             <redis:// or rediss:// URL>
+//			username        <user>
+//			password        <password>
+//			tls             on|off
+//			tls_ca_file     <pem file>
+//			tls_server_name <name>
+//			key_prefix      <prefix>
+//			pool_size       <n>
+//			timeout         <duration>
 //		}
 //		feedback {
 //			path <bbolt file>
@@ -133,6 +145,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"meilisearch":      func() error { h.Meilisearch = new(MeiliConfig); return h.Meilisearch.unmarshal(d) },
 		"ragflow":          func() error { h.RAGFlow = new(RAGFlowConfig); return h.RAGFlow.unmarshal(d) },
 		"sessions":         func() error { h.Sessions = new(SessionsConfig); return h.Sessions.unmarshal(d) },
+		"redis":            func() error { h.Redis = new(RedisConfig); return h.Redis.unmarshal(d) },
 		"feedback":         func() error { h.Feedback = new(FeedbackConfig); return h.Feedback.unmarshal(d) },
 		"mcp":              func() error { h.MCP = new(MCPConfig); return h.MCP.unmarshal(d) },
 		"cors":             func() error { h.CORS = new(CORSConfig); return h.CORS.unmarshal(d) },
@@ -261,6 +274,15 @@ func (r *RAGFlowConfig) unmarshal(d *caddyfile.Dispenser) error {
 
 func (c *SessionsConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "sessions", map[string]func() error{
+		"store": func() error {
+			if err := oneArg(d, &c.Store); err != nil {
+				return err
+			}
+			if c.Store != "memory" && c.Store != "redis" {
+				return d.Errf("sessions store must be memory or redis, not %q", c.Store)
+			}
+			return nil
+		},
 		"ttl":                func() error { return durationArg(d, &c.TTL) },
 		"max_turns":          func() error { return intArg(d, &c.MaxTurns, 1, 100) },
 		"max_context_tokens": func() error { return intArg(d, &c.MaxContextTokens, 500, 200000) },

@@ -51,6 +51,10 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		"mcp enable maybe":     "wikigate {\n mcp {\n enable maybe\n }\n}",
 		"mcp no sessions":      "wikigate {\n mcp {\n max_sessions_per_caller 0\n }\n}",
 		"mcp unknown option":   "wikigate {\n mcp {\n origins http://x\n }\n}",
+		"sessions store disk":  "wikigate {\n sessions {\n store disk\n }\n}",
+		"redis pool zero":      "wikigate {\n redis {\n pool_size 0\n }\n}",
+		"redis tls maybe":      "wikigate {\n redis {\n tls maybe\n }\n}",
+		"redis unknown option": "wikigate {\n redis {\n host x\n }\n}",
 	}
 	for name, input := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -67,6 +67,8 @@ type Handler struct {
 	RAGFlow *RAGFlowConfig `json:"ragflow,omitempty"`
 	// Sessions configures AnswerSessions (/answer/sessions); they need RAGFlow.
 	Sessions *SessionsConfig `json:"sessions,omitempty"`
+	// Redis is the shared Redis for the stores set to `store redis`.
+	Redis *RedisConfig `json:"redis,omitempty"`
 	// Feedback configures create_feedback and create_improvement_task;
 	// without it those tools are not served.
 	Feedback *FeedbackConfig `json:"feedback,omitempty"`
@@ -167,7 +169,7 @@ func (h *Handler) provisionStores(repl *caddy.Replacer, cfg *gateway.Config, dep
 	if h.Sessions == nil {
 		h.Sessions = new(SessionsConfig)
 	}
-	store, key, err := h.Sessions.loadSessions()
+	store, key, err := h.loadSessions(repl)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,11 @@ import (
 // be lost. Keyed by what identifies each store.
 var stores = caddy.NewUsagePool()
 
-// SessionsConfig configures the embedded AnswerSession store.
+// SessionsConfig configures the AnswerSession store.
 type SessionsConfig struct {
+	// Store is "memory" (default: this process only) or "redis" (shared by
+	// every gate using the same Redis, which needs the redis block).
+	Store string `json:"store,omitempty"`
 	// TTL is a session's lifetime. Default 30m.
 	TTL caddy.Duration `json:"ttl,omitempty"`
 	// MaxTurns and MaxContextTokens bound a session's history; older turns
@@ -31,7 +34,8 @@ type SessionsConfig struct {
 	// AnonymousMemoryBytes and AnonymousSessions budget anonymous
 	// visitors' sessions, stored apart so they can never evict a signed-in
 	// caller's; past the budget new anonymous sessions get 429. Defaults
-	// 32 MiB and 10000.
+	// 32 MiB and 10000. With store redis, AnonymousSessions is one count
+	// across all gates and the memory options do not apply.
 	AnonymousMemoryBytes int `json:"anonymous_memory_bytes,omitempty"`
 	AnonymousSessions    int `json:"anonymous_sessions,omitempty"`
 }
@@ -61,8 +65,26 @@ type feedbackStore struct{ *feedback.Store }
 
 func (s feedbackStore) Destruct() error { return s.Close() }
 
-// loadSessions returns the pooled session store and its pool key.
-func (c *SessionsConfig) loadSessions() (*sessions.MemoryStore, string, error) {
+// pooledSessions is a session store that knows the lifetime it is sized for.
+type pooledSessions interface {
+	sessions.Store
+	TTL() time.Duration
+}
+
+// loadSessions returns the pooled session store the config names, and its
+// pool key.
+func (h *Handler) loadSessions(repl *caddy.Replacer) (pooledSessions, string, error) {
+	switch h.Sessions.Store {
+	case "", "memory":
+		return h.Sessions.loadMemorySessions()
+	case "redis":
+		return h.Sessions.loadRedisSessions(h.Redis, repl, h.logger)
+	}
+	return nil, "", fmt.Errorf("sessions: store must be memory or redis, not %q", h.Sessions.Store)
+}
+
+// loadMemorySessions returns the pooled embedded store and its pool key.
+func (c *SessionsConfig) loadMemorySessions() (pooledSessions, string, error) {
 	cfg := sessions.MemoryConfig{
 		TTL: time.Duration(c.TTL), MaxBytes: c.MaxMemoryBytes,
 		AnonymousMaxBytes: c.AnonymousMemoryBytes, AnonymousMaxSessions: c.AnonymousSessions,

@@ -19,10 +19,11 @@ const healthProbeTimeout = 2 * time.Second
 type dependencies struct {
 	backends map[string]backendHealth
 	jwks     map[string]backendHealth
+	stores   map[string]backendHealth
 }
 
 func (d dependencies) allReachable() bool {
-	for _, group := range []map[string]backendHealth{d.backends, d.jwks} {
+	for _, group := range []map[string]backendHealth{d.backends, d.jwks, d.stores} {
 		for _, h := range group {
 			if !h.Reachable {
 				return false
@@ -86,15 +87,31 @@ func (g *Gateway) probeAll(done chan struct{}) {
 		jwks = jr.JWKSChecks()
 	}
 	var wg sync.WaitGroup
-	out := dependencies{backends: g.probeGroup(&wg, backends), jwks: g.probeGroup(&wg, jwks)}
+	out := dependencies{backends: g.probeGroup(&wg, backends), jwks: g.probeGroup(&wg, jwks), stores: g.probeGroup(&wg, g.storeChecks())}
 	wg.Wait()
 	if len(out.jwks) == 0 {
 		out.jwks = nil
+	}
+	if len(out.stores) == 0 {
+		out.stores = nil
 	}
 	g.health.mu.Lock()
 	g.health.at, g.health.last, g.health.inflight = g.now(), &out, nil
 	g.health.mu.Unlock()
 	close(done)
+}
+
+// healthChecker is a store that can be probed (a shared one, on Redis).
+type healthChecker interface {
+	Health(ctx context.Context) error
+}
+
+// storeChecks probes the stores that live outside the process.
+func (g *Gateway) storeChecks() map[string]func(context.Context) error {
+	if hc, ok := g.deps.Sessions.(healthChecker); ok {
+		return map[string]func(context.Context) error{"sessions": hc.Health}
+	}
+	return nil
 }
 
 // probeGroup starts one probe per check on wg; the returned map is filled

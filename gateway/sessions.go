@@ -98,7 +98,7 @@ func (g *Gateway) bindSession(ctx context.Context, r *http.Request, c *call) err
 	case errors.Is(err, sessions.ErrNotFound), errors.Is(err, sessions.ErrForbidden):
 		return protocol.NewError(protocol.CodeSessionForbidden, "no such session for this caller and session token")
 	default:
-		return err
+		return sessionStoreError(err)
 	}
 }
 
@@ -134,9 +134,13 @@ func (g *Gateway) runSessionTurn(ctx context.Context, c *call) (any, error) {
 // sessionStoreError maps the store's refusals to protocol errors. A session
 // that vanished while its turn was being answered (evicted for room, or
 // past its grace) is expired for its owner, who can do nothing but start
-// a new one; anything else stays an internal error.
+// a new one. A shared store that does not answer is 503
+// session_store_unavailable: the session is not lost, only out of reach
+// for now. Anything else stays an internal error.
 func sessionStoreError(err error) error {
 	switch {
+	case errors.Is(err, sessions.ErrUnavailable):
+		return protocol.NewError(protocol.CodeSessionStoreUnavailable, "the session store is unavailable; try again shortly")
 	case errors.Is(err, sessions.ErrNotFound):
 		return protocol.NewError(protocol.CodeSessionExpired, "this session expired while the turn was answered; create a new one")
 	case errors.Is(err, sessions.ErrAnonymousBudget):

@@ -31,7 +31,13 @@ const (
 	CodePayloadTooLarge    Code = "payload_too_large"
 	CodeRateLimited        Code = "rate_limited"
 	CodePolicyUnavailable  Code = "policy_unavailable"
-	CodeInternal           Code = "internal"
+	// CodeSessionStoreUnavailable: the shared session store (Redis) did
+	// not answer; the session routes answer 503 until it does, and the
+	// caller may retry. Not in protocol §9, whose codes all name a cause
+	// the caller can act on; this one names the dependency like
+	// ragflow_unavailable does.
+	CodeSessionStoreUnavailable Code = "session_store_unavailable"
+	CodeInternal                Code = "internal"
 )
 
 // Error is a protocol error: a code, a message that helps the caller fix the
@@ -87,7 +93,7 @@ func StatusFor(code Code) int {
 		return http.StatusForbidden
 	case CodeSessionExpired:
 		return http.StatusGone
-	case CodeRAGFlowUnavailable, CodeSearchUnavailable, CodePolicyUnavailable:
+	case CodeRAGFlowUnavailable, CodeSearchUnavailable, CodePolicyUnavailable, CodeSessionStoreUnavailable:
 		return http.StatusServiceUnavailable
 	case CodeIdempotency:
 		return http.StatusConflict
