@@ -9,7 +9,7 @@ import (
 
 func TestGetDocument(t *testing.T) {
 	s := newTestServer(t)
-	doc := s.index.docs[0]
+	doc := s.defaultIndex().docs[0]
 	id, _ := doc.get("id")
 	code, got := callJSON(t, s, "GET", "/indexes/wiki_pages/documents/"+id.(string), testMaster, "")
 	if code != 200 || got["id"] != id || got["title"] == nil || got["_formatted"] != nil {
@@ -67,7 +67,7 @@ func TestFetchDocuments(t *testing.T) {
 
 func idOf(t *testing.T, s *Server, path string) string {
 	t.Helper()
-	for _, d := range s.index.docs {
+	for _, d := range s.defaultIndex().docs {
 		if p, _ := d.get("path"); p == path {
 			id, _ := d.get("id")
 			return id.(string)

@@ -39,6 +39,9 @@ type index struct {
 	byID      map[string]int
 	words     []docWords
 	createdAt time.Time
+	// settings is what PATCH /indexes/{uid}/settings stored, read back by
+	// GET …/settings; search keeps using the fixed attributes above.
+	settings orderedObject
 }
 
 func newIndex(uid string, corpus *samplewiki.Corpus, created time.Time) *index {

@@ -68,11 +68,11 @@ func TestPlaceholderSearchReturnsEveryPageInAStableOrder(t *testing.T) {
 	s := newTestServer(t)
 	_, key := s.SearchKey()
 	_, all := search(t, s, key, `{"limit":100,"attributesToRetrieve":["id"],"showRankingScore":true}`)
-	if int(all["estimatedTotalHits"].(float64)) != len(s.index.docs) || all["query"] != "" {
-		t.Fatalf("placeholder search: %v hits of %d", all["estimatedTotalHits"], len(s.index.docs))
+	if int(all["estimatedTotalHits"].(float64)) != len(s.defaultIndex().docs) || all["query"] != "" {
+		t.Fatalf("placeholder search: %v hits of %d", all["estimatedTotalHits"], len(s.defaultIndex().docs))
 	}
 	var paged []any
-	for offset := 0; offset < len(s.index.docs); offset += 10 {
+	for offset := 0; offset < len(s.defaultIndex().docs); offset += 10 {
 		_, page := search(t, s, key, `{"q":null,"offset":`+itoa(offset)+`,"limit":10,"attributesToRetrieve":["id"],"showRankingScore":true}`)
 		paged = append(paged, page["hits"].([]any)...)
 	}

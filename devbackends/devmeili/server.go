@@ -33,12 +33,15 @@ type Server struct {
 	masterKey string
 	searchUID string
 	searchKey string
-	index     *index
-	log       *devlog.Ring[LoggedRequest]
-	mux       *http.ServeMux
-	now       func() time.Time
-	bodyLimit int64
-	startedAt time.Time
+	indexes   *indexStore
+	// defaultUID is the index holding the corpus at start-up.
+	defaultUID string
+	tasks      taskLog
+	log        *devlog.Ring[LoggedRequest]
+	mux        *http.ServeMux
+	now        func() time.Time
+	bodyLimit  int64
+	startedAt  time.Time
 }
 
 const (
@@ -78,14 +81,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	s := &Server{
-		masterKey: cfg.MasterKey,
-		searchUID: searchKeyUID,
-		searchKey: deriveKey(cfg.MasterKey, searchKeyUID),
-		index:     newIndex(uid, corpus, now),
-		log:       devlog.NewRing[LoggedRequest](logSize),
-		now:       time.Now,
-		bodyLimit: defaultBodyLimit,
-		startedAt: now,
+		masterKey:  cfg.MasterKey,
+		searchUID:  searchKeyUID,
+		searchKey:  deriveKey(cfg.MasterKey, searchKeyUID),
+		indexes:    newIndexStore(newIndex(uid, corpus, now)),
+		defaultUID: uid,
+		log:        devlog.NewRing[LoggedRequest](logSize),
+		now:        time.Now,
+		bodyLimit:  defaultBodyLimit,
+		startedAt:  now,
 	}
 	s.routes()
 	return s, nil
@@ -109,6 +113,7 @@ func (s *Server) routes() {
 	mux.HandleFunc("GET /indexes/{uid}/documents", s.guarded(actionMasterOnly, s.handleListDocuments))
 	mux.HandleFunc("POST /indexes/{uid}/documents/fetch", s.guarded(actionMasterOnly, s.handleFetchDocuments))
 	mux.HandleFunc("GET /indexes/{uid}/documents/{id}", s.guarded(actionMasterOnly, s.handleGetDocument))
+	s.writeRoutes(mux)
 	mux.HandleFunc("GET /_dev/requests", s.guarded(actionMasterOnly, s.handleDevRequests))
 	mux.HandleFunc("DELETE /_dev/requests", s.guarded(actionMasterOnly, s.handleDevClear))
 	s.mux = mux
@@ -177,8 +182,9 @@ func (s *Server) lookupIndex(uid string) (*index, *apiError) {
 	if !indexUIDPattern.MatchString(uid) {
 		return nil, errInvalidIndexUID(uid)
 	}
-	if uid != s.index.uid {
+	ix, ok := s.indexes.get(uid)
+	if !ok {
 		return nil, errIndexNotFound(uid)
 	}
-	return s.index, nil
+	return ix, nil
 }
