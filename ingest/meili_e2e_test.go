@@ -1,0 +1,174 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wikigate/wikigate/devbackends/devmeili"
+)
+
+const testMasterKey = "ingest-test-master-key"
+
+// copyTree copies the test site so a test can edit and delete pages.
+func copyTree(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := os.CopyFS(dst, os.DirFS(filepath.Join("testdata", "site")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func runMeili(t *testing.T, url, src string, dry bool) *Report {
+	t.Helper()
+	m, err := LoadMapping(filepath.Join("testdata", "mapping.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, fails, err := ReadTree(src, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &MeiliSync{Client: &MeiliClient{URL: url, Key: testMasterKey, PollEvery: time.Millisecond},
+		Index: "ingest_test", Projects: m.ProjectIDs(), BatchSize: 2, DryRun: dry}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := s.Run(ctx, pages, fails)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failures) != 0 {
+		t.Fatalf("write failures: %+v", rep.Failures)
+	}
+	return rep
+}
+
+// search asks the dev Meilisearch, as the gate would, for q in the index.
+func search(t *testing.T, url, q string) []map[string]any {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"q": q, "filter": `project IN ["kunora-kgent", "kunora-ops"]`})
+	req, _ := http.NewRequest(http.MethodPost, url+"/indexes/ingest_test/search", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testMasterKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Hits []map[string]any `json:"hits"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
+		t.Fatalf("search %q: status %d", q, resp.StatusCode)
+	}
+	return out.Hits
+}
+
+func getStatus(t *testing.T, url string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+testMasterKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func getJSON(t *testing.T, url string, out any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+testMasterKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(out) != nil {
+		t.Fatalf("GET %s: %d", url, resp.StatusCode)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMeiliIngestIsIncrementalEndToEnd(t *testing.T) {
+	dev, err := devmeili.New(devmeili.Config{MasterKey: testMasterKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(dev)
+	defer srv.Close()
+	src := copyTree(t)
+
+	if dry := runMeili(t, srv.URL, src, true); len(dry.Added) != 5 || dry.Changes() != 5 {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	if code := getStatus(t, srv.URL+"/indexes/ingest_test"); code != http.StatusNotFound {
+		t.Fatalf("after a dry run the index answers %d, want 404: nothing written", code)
+	}
+	first := runMeili(t, srv.URL, src, false)
+	if len(first.Added) != 5 || first.Changes() != 5 {
+		t.Fatalf("first run: %+v", first)
+	}
+	var settings struct {
+		Filterable []string `json:"filterableAttributes"`
+		StopWords  []string `json:"stopWords"`
+	}
+	getJSON(t, srv.URL+"/indexes/ingest_test/settings", &settings)
+	for _, attr := range []string{"project", "version", "status", "path", "pathPrefixes"} {
+		if !contains(settings.Filterable, attr) {
+			t.Fatalf("settings not applied: filterable %v lacks %s", settings.Filterable, attr)
+		}
+	}
+	if !contains(settings.StopWords, "the") {
+		t.Fatalf("stop words not applied: %v", settings.StopWords)
+	}
+	if second := runMeili(t, srv.URL, src, false); second.Changes() != 0 || second.Unchanged != 5 {
+		t.Fatalf("second run changed something: %+v", second)
+	}
+
+	page := filepath.Join(src, "docs", "operations", "runbook.md")
+	if err := os.WriteFile(page, []byte("# On-call runbook\n\nEscalate to the zeppelin desk after ten minutes.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	edited := runMeili(t, srv.URL, src, false)
+	if !reflect.DeepEqual(edited.Changed, []string{"publish/operations/runbook.md"}) || edited.Changes() != 1 {
+		t.Fatalf("after one edit: %+v", edited)
+	}
+	if err := os.Remove(filepath.Join(src, "docs", "operations", "drafts", "capacity.md")); err != nil {
+		t.Fatal(err)
+	}
+	removed := runMeili(t, srv.URL, src, false)
+	if !reflect.DeepEqual(removed.Removed, []string{"publish/operations/drafts/capacity.md"}) || removed.Changes() != 1 {
+		t.Fatalf("after one delete: %+v", removed)
+	}
+
+	hits := search(t, srv.URL, "zeppelin desk")
+	if len(hits) != 1 || hits[0]["path"] != "publish/operations/runbook.md" || !strings.Contains(hits[0]["content"].(string), "zeppelin") {
+		t.Fatalf("edited content not found: %v", hits)
+	}
+	if hits := search(t, srv.URL, "capacity quarter"); len(hits) != 0 {
+		t.Fatalf("removed page still found: %v", hits)
+	}
+	if hits := search(t, srv.URL, "orbital kettle"); len(hits) != 1 || hits[0]["url"] != "/system/components/kunora-kgent/" {
+		t.Fatalf("untouched page: %v", hits)
+	}
+}

@@ -1,0 +1,198 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MeiliClient speaks the write side of Meilisearch (upstreams/meilisearch/
+// INGEST.md) with a key holding the write actions (the master key in
+// development).
+type MeiliClient struct {
+	URL string
+	Key string
+	// HTTP defaults to a client with a 30s timeout.
+	HTTP *http.Client
+	// Retries is how many times a 429, 5xx or transport failure is retried
+	// (default 4), waiting Backoff (default 200ms) doubled each time, or the
+	// server's Retry-After when it sends one.
+	Retries int
+	Backoff time.Duration
+	// TaskTimeout bounds the wait for one task (default 2m); PollEvery is the
+	// polling interval (default 50ms, INGEST §1.1: there is no long-poll).
+	TaskTimeout time.Duration
+	PollEvery   time.Duration
+}
+
+// APIError is a Meilisearch error body with its HTTP status.
+type APIError struct {
+	Status  int    `json:"-"`
+	Message string `json:"message"`
+	Code    string `json:"code"`
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("meilisearch %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+func (c *MeiliClient) retries() (int, time.Duration) {
+	n, b := c.Retries, c.Backoff
+	if n <= 0 {
+		n = 4
+	}
+	if b <= 0 {
+		b = 200 * time.Millisecond
+	}
+	return n, b
+}
+
+// do sends one request, retrying what may succeed later, and decodes a 2xx
+// answer into out.
+func (c *MeiliClient) do(ctx context.Context, method, path string, body, out any) error {
+	var payload []byte
+	if body != nil {
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
+			return err
+		}
+	}
+	tries, wait := c.retries()
+	var last error
+	for attempt := 0; attempt <= tries; attempt++ {
+		retryAfter, err := c.once(ctx, method, path, payload, out)
+		if err == nil || !retryable(err) {
+			return err
+		}
+		last = err
+		if attempt == tries {
+			break
+		}
+		pause := max(wait<<attempt, retryAfter)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+	return fmt.Errorf("%s %s: giving up after %d attempts: %w", method, path, tries+1, last)
+}
+
+// transportError marks a failure before any HTTP status: worth retrying.
+type transportError struct{ err error }
+
+func (e transportError) Error() string { return e.err.Error() }
+func (e transportError) Unwrap() error { return e.err }
+
+func retryable(err error) bool {
+	var api *APIError
+	if errors.As(err, &api) {
+		return api.Status == http.StatusTooManyRequests || api.Status >= 500
+	}
+	var te transportError
+	return errors.As(err, &te)
+}
+
+func (c *MeiliClient) once(ctx context.Context, method, path string, payload []byte, out any) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.URL, "/")+path, bytes.NewReader(payload))
+	if err != nil {
+		return 0, err
+	}
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Key)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, transportError{err}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return 0, transportError{err}
+	}
+	if resp.StatusCode/100 != 2 {
+		api := &APIError{Status: resp.StatusCode}
+		if json.Unmarshal(raw, api) != nil || api.Message == "" {
+			api.Message = strings.TrimSpace(string(raw))
+		}
+		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return time.Duration(secs) * time.Second, api
+	}
+	if out == nil || len(raw) == 0 {
+		return 0, nil
+	}
+	return 0, json.Unmarshal(raw, out)
+}
+
+// taskRef is the summarized task of a 202 answer.
+type taskRef struct {
+	TaskUID int `json:"taskUid"`
+}
+
+// taskView is the part of GET /tasks/{uid} ingest reads.
+type taskView struct {
+	Status string    `json:"status"`
+	Type   string    `json:"type"`
+	Error  *APIError `json:"error"`
+}
+
+// write sends a write request and waits for its task: the HTTP 202 says only
+// that the task was queued; its outcome is in the task (INGEST §1).
+func (c *MeiliClient) write(ctx context.Context, method, path string, body any) error {
+	var ref taskRef
+	if err := c.do(ctx, method, path, body, &ref); err != nil {
+		return err
+	}
+	return c.waitTask(ctx, ref.TaskUID)
+}
+
+// waitTask polls the task until it is final; a failed or canceled task is
+// an error carrying the engine's code.
+func (c *MeiliClient) waitTask(ctx context.Context, uid int) error {
+	timeout, every := c.TaskTimeout, c.PollEvery
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	if every <= 0 {
+		every = 50 * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		var t taskView
+		if err := c.do(ctx, http.MethodGet, "/tasks/"+strconv.Itoa(uid), nil, &t); err != nil {
+			return fmt.Errorf("waiting for task %d: %w", uid, err)
+		}
+		switch t.Status {
+		case "succeeded":
+			return nil
+		case "failed", "canceled":
+			if t.Error == nil {
+				t.Error = &APIError{Code: t.Status, Message: "task " + t.Status}
+			}
+			return fmt.Errorf("task %d (%s) %s: %w", uid, t.Type, t.Status, t.Error)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("task %d (%s) still %s: %w", uid, t.Type, t.Status, ctx.Err())
+		case <-time.After(every):
+		}
+	}
+}

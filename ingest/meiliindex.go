@@ -1,0 +1,88 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// IndexSettings are the settings the gate relies on (DESIGN §6, INGEST §3):
+// every attribute its scope filters name is filterable, the text fields are
+// searchable, contentHash is displayed so the next run can compare, and
+// stop words keep questions to their content words.
+func IndexSettings() map[string]any {
+	return map[string]any{
+		"filterableAttributes": []string{"id", "project", "version", "status", "path", "pathPrefixes"},
+		"searchableAttributes": []string{"title", "headings", "content", "path"},
+		"displayedAttributes": []string{"id", "path", "url", "title", "project", "version", "status",
+			"pathPrefixes", "headings", "content", "updatedAt", "contentHash"},
+		"stopWords": EnglishStopWords,
+	}
+}
+
+// EnglishStopWords match the development Meilisearch's, so a real index
+// ranks the same questions the same way.
+var EnglishStopWords = strings.Fields(`a about am an and any are as at be been being but by can could
+	did do does doing for from had has have how i if in into is it its me my of on or our
+	shall should so than that the their them then there these they this those to too was
+	we were what when where which who whom why will with would you your`)
+
+// ensureIndex creates the index with primary key id unless it exists; a
+// creation that lost a race to another loader (index_already_exists) is fine.
+func (c *MeiliClient) ensureIndex(ctx context.Context, uid string) (created bool, err error) {
+	err = c.do(ctx, http.MethodGet, "/indexes/"+url.PathEscape(uid), nil, nil)
+	var api *APIError
+	switch {
+	case err == nil:
+		return false, nil
+	case !errors.As(err, &api) || api.Code != "index_not_found":
+		return false, err
+	}
+	err = c.write(ctx, http.MethodPost, "/indexes", map[string]any{"uid": uid, "primaryKey": "id"})
+	if errors.As(err, &api) && api.Code == "index_already_exists" {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// indexed is what the index holds of one page: enough to compare and report.
+type indexed struct {
+	ID          string `json:"id"`
+	Path        string `json:"path"`
+	ContentHash string `json:"contentHash"`
+}
+
+// fetchIndexed lists the documents of the given projects, page by page.
+func (c *MeiliClient) fetchIndexed(ctx context.Context, uid string, projects []string) (map[string]indexed, error) {
+	const pageSize = 1000
+	out := map[string]indexed{}
+	filter := "project IN [" + quoteAll(projects) + "]"
+	for offset := 0; ; offset += pageSize {
+		var resp struct {
+			Results []indexed `json:"results"`
+			Total   int       `json:"total"`
+		}
+		body := map[string]any{"fields": []string{"id", "path", "contentHash"}, "filter": filter,
+			"limit": pageSize, "offset": offset}
+		if err := c.do(ctx, http.MethodPost, "/indexes/"+url.PathEscape(uid)+"/documents/fetch", body, &resp); err != nil {
+			return nil, err
+		}
+		for _, d := range resp.Results {
+			out[d.ID] = d
+		}
+		if len(resp.Results) < pageSize || offset+pageSize >= resp.Total {
+			return out, nil
+		}
+	}
+}
+
+func quoteAll(vals []string) string {
+	q := make([]string, len(vals))
+	for i, v := range vals {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,99 @@
+package ingest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path"
+	"strings"
+	"time"
+)
+
+// Page is one wiki page as the backends hold it (DESIGN §6 corpus
+// convention), plus its content hash: what makes a run incremental.
+type Page struct {
+	ID           string
+	Path         string
+	URL          string
+	Title        string
+	Project      string
+	Version      string
+	Status       string
+	PathPrefixes []string
+	Headings     []string
+	Content      string
+	UpdatedAt    time.Time
+	// Hash is the hex SHA-256 of every other field, so any change the gate
+	// could show (a title, a status move, content) re-uploads the page.
+	Hash string
+	// Source is the file the page came from, relative to the source root.
+	Source string
+}
+
+// pageID is a Meilisearch-safe id ([A-Za-z0-9_-], INGEST §4: a path is not a
+// valid id) that stays the same across runs; it is computed as the sample
+// wiki's ids are, so both load the same page under the same id.
+func pageID(version, repoPath string) string {
+	sum := sha256.Sum256([]byte(version + "\x00" + repoPath))
+	return hex.EncodeToString(sum[:12])
+}
+
+// pathPrefixes lists every ancestor of p and p itself, so a scope filter
+// needs only IN on whole segments (DESIGN §6).
+func pathPrefixes(p string) []string {
+	segs := strings.Split(p, "/")
+	out := make([]string, 0, len(segs))
+	for i := range segs {
+		out = append(out, strings.Join(segs[:i+1], "/"))
+	}
+	return out
+}
+
+// pageURL builds the published URL of rel (relative to its version root).
+func (m *Mapping) pageURL(version, rel, slug string) string {
+	var p string
+	switch {
+	case strings.HasPrefix(slug, "/"):
+		p = strings.TrimPrefix(slug, "/")
+	case slug != "":
+		p = path.Join(path.Dir(rel), slug)
+	default:
+		p = strings.TrimSuffix(rel, path.Ext(rel))
+		if path.Base(p) == "index" {
+			p = strings.TrimSuffix(p, "index")
+		}
+	}
+	if version != m.CurrentVersion && !m.URL.NoVersionSegment {
+		p = version + "/" + p
+	}
+	base := strings.TrimSuffix(m.URL.Base, "/")
+	return base + "/" + strings.TrimPrefix(p, "./")
+}
+
+// Document is the Meilisearch document of the page, fields in the order the
+// gate's index lists them (id first, contentHash last).
+func (p *Page) Document() map[string]any {
+	return map[string]any{
+		"id": p.ID, "path": p.Path, "url": p.URL, "title": p.Title,
+		"project": p.Project, "version": p.Version, "status": p.Status,
+		"pathPrefixes": nonNil(p.PathPrefixes), "headings": nonNil(p.Headings),
+		"content": p.Content, "updatedAt": p.UpdatedAt.UTC().Format(time.RFC3339),
+		"contentHash": p.Hash,
+	}
+}
+
+// computeHash fills Hash from the document's other fields.
+func (p *Page) computeHash() {
+	doc := p.Document()
+	delete(doc, "contentHash")
+	raw, _ := json.Marshal(doc) // map keys are sorted: a stable encoding
+	sum := sha256.Sum256(raw)
+	p.Hash = hex.EncodeToString(sum[:])
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
