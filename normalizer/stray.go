@@ -32,39 +32,12 @@ func finishRefs(s string) string {
 	return showRefs.Replace(stripStrayMarkers(s))
 }
 
-// stripStrayMarkers removes every marker of s until none is left (each
-// pass shortens s, so it ends), with the blanks before each, except bare "[n]" inside fenced code, which
-// is code.
+// stripStrayMarkers removes every marker of s, with the blanks before
+// each, except bare "[n]" inside fenced code, which is code.
 func stripStrayMarkers(s string) string {
-	for {
-		stray := strayMarkers(s)
-		if len(stray) == 0 {
-			return s
-		}
-		var b strings.Builder
-		last := 0
-		for _, m := range stray {
-			b.WriteString(trimRightBlanks(s[last:m.Start]))
-			last = m.End
-		}
-		b.WriteString(s[last:])
-		s = b.String()
-	}
-}
-
-func strayMarkers(s string) []ragflow.Marker {
-	all := ragflow.FindAllMarkers(s)
-	if len(all) == 0 {
-		return nil
-	}
-	fenced := fencedRanges(s)
-	stray := all[:0]
-	for _, m := range all {
-		if !(m.Bare && inRanges(fenced, m.Start)) {
-			stray = append(stray, m)
-		}
-	}
-	return stray
+	return ragflow.StripMarkersExcept(s, func(text string, m ragflow.Marker) bool {
+		return m.Bare && inRanges(fencedRanges(text), m.Start)
+	})
 }
 
 // fencedRanges are the byte ranges of s's fenced code blocks.

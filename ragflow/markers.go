@@ -126,20 +126,29 @@ func IsWordRune(r rune) bool {
 
 // StripMarkers removes every citation marker, bare references included
 // (and the blanks before each), from text: earlier answers' markers number
-// blocks of earlier prompts, or citations of earlier turns. It repeats
-// until none is left, since a removal can splice the text around it into
-// a new marker ("[ID:[0]0]"); each pass shortens the text, so it ends.
+// blocks of earlier prompts, or citations of earlier turns.
 func StripMarkers(text string) string {
+	return StripMarkersExcept(text, nil)
+}
+
+// StripMarkersExcept removes the markers of text that keep (when set) does
+// not keep, with the blanks before each. It repeats until none is left,
+// since a removal can splice the text around it into a new marker
+// ("[ID:[0]0]"); each pass shortens the text, so it ends. keep gets the
+// text of the current pass and one of its markers.
+func StripMarkersExcept(text string, keep func(text string, m Marker) bool) string {
 	for {
-		ms := FindAllMarkers(text)
-		if len(ms) == 0 {
-			return text
-		}
 		var b strings.Builder
 		last := 0
-		for _, m := range ms {
+		for _, m := range FindAllMarkers(text) {
+			if keep != nil && keep(text, m) {
+				continue
+			}
 			b.WriteString(strings.TrimRight(text[last:m.Start], " \t"))
 			last = m.End
+		}
+		if last == 0 {
+			return text
 		}
 		b.WriteString(text[last:])
 		text = b.String()
