@@ -24,10 +24,11 @@ func splitClosed(tx *bolt.Tx, sr *storedRecord, ref IssueRef) (string, error) {
 	if !wasOpen || moved <= 0 {
 		return "", saveRecord(tx, sr)
 	}
-	n, err := sr.splitTail(tx, moved, pending)
+	id, err := nextID(tx, sr.Tool)
 	if err != nil {
 		return "", err
 	}
+	n := sr.splitTail(id, moved, pending)
 	if err := saveRecord(tx, sr); err != nil {
 		return "", err
 	}
@@ -40,11 +41,7 @@ func splitClosed(tx *bolt.Tx, sr *storedRecord, ref IssueRef) (string, error) {
 // splitTail moves the last moved occurrences of sr (count, callers,
 // comments, pending syncs) into a new open record, so neither record counts
 // an occurrence twice.
-func (sr *storedRecord) splitTail(tx *bolt.Tx, moved int, pending []occurrence) (*storedRecord, error) {
-	id, err := nextID(tx, sr.Tool)
-	if err != nil {
-		return nil, err
-	}
+func (sr *storedRecord) splitTail(id string, moved int, pending []occurrence) *storedRecord {
 	n := &storedRecord{Record: sr.Record.clone()}
 	n.ID, n.Status, n.Issue, n.Count = id, StatusOpen, nil, moved
 
@@ -72,7 +69,7 @@ func (sr *storedRecord) splitTail(tx *bolt.Tx, moved int, pending []occurrence) 
 	} else if len(n.Pending) > 0 {
 		n.FirstSeenAt = n.Pending[0].Caller.At
 	}
-	return n, nil
+	return n
 }
 
 func commentsIn(occs []occurrence) int {

@@ -133,14 +133,7 @@ func (s *Store) upsert(tx *bolt.Tx, sub Submission) (*storedRecord, bool, error)
 			return nil, false, err
 		}
 	}
-	sr.addOccurrence(sub.Caller, sub.Comment)
-	if sr.Title == "" {
-		sr.Title = sub.Title
-	}
-	if s.sink != nil {
-		occ := occurrence{Caller: sub.Caller, Comment: sub.Comment, Count: sr.Count}
-		sr.Pending = keepLast(append(sr.Pending, occ), maxCallers)
-	}
+	sr.Merge(sub, s.sink != nil)
 	if err := saveRecord(tx, sr); err != nil {
 		return nil, false, err
 	}
@@ -165,6 +158,11 @@ func newRecord(tx *bolt.Tx, sub Submission, key string) (*storedRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newRecordWithID(sub, key, id), nil
+}
+
+// newRecordWithID is newRecord once the store has allocated the ID.
+func newRecordWithID(sub Submission, key, id string) *storedRecord {
 	return &storedRecord{Record: Record{
 		ID:            id,
 		Tool:          sub.Tool,
@@ -176,7 +174,7 @@ func newRecord(tx *bolt.Tx, sub Submission, key string) (*storedRecord, error) {
 		Comments:      []string{},
 		Callers:       []Caller{},
 		Status:        StatusOpen,
-	}}, nil
+	}}
 }
 
 // nextID numbers records with one store-wide sequence, prefixed by tool so
@@ -187,11 +185,17 @@ func nextID(tx *bolt.Tx, tool string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("allocating feedback record id: %w", err)
 	}
+	return FormatID(tool, seq), nil
+}
+
+// FormatID is the ID of record number seq of tool: every store numbers
+// records the same way, so IDs look alike whichever store is configured.
+func FormatID(tool string, seq uint64) string {
 	prefix := "fb"
 	if tool == ToolImprovementTask {
 		prefix = "task"
 	}
-	return fmt.Sprintf("%s-%010d", prefix, seq), nil
+	return fmt.Sprintf("%s-%010d", prefix, seq)
 }
 
 // compareIDs orders IDs by their sequence number, across prefixes.

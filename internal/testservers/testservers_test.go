@@ -2,6 +2,7 @@ package testservers
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,29 @@ func TestMissingBinary(t *testing.T) {
 	Binary(r, "redis-server", "redis-server")
 	if !strings.Contains(r.failed, "redis-server") || !strings.Contains(r.failed, RequireEnv) {
 		t.Fatalf("under %s=1: fail %q, skip %q", RequireEnv, r.failed, r.skipped)
+	}
+}
+
+// A private PostgreSQL starts, accepts a connection on its loopback port,
+// and starts again after Stop with its data.
+func TestPostgresStartStop(t *testing.T) {
+	pg := StartPostgres(t)
+	psql := func() string {
+		out, err := exec.Command("psql", "-X", "-A", "-t", pg.DSN(), "-c", "SELECT 41+1").CombinedOutput()
+		if err != nil {
+			return err.Error() + ": " + string(out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := psql(); got != "42" {
+		t.Fatalf("psql: %q", got)
+	}
+	pg.Stop()
+	if got := psql(); got == "42" {
+		t.Fatal("answered while stopped")
+	}
+	pg.Start()
+	if got := psql(); got != "42" {
+		t.Fatalf("psql after restart: %q", got)
 	}
 }
