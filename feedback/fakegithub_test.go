@@ -40,6 +40,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /repos/acme/wiki/issues", f.createIssue)
 	mux.HandleFunc("GET /repos/acme/wiki/issues/{n}", f.getIssue)
+	mux.HandleFunc("GET /repos/acme/wiki/issues", f.listIssues)
 	mux.HandleFunc("POST /repos/acme/wiki/issues/{n}/comments", f.createComment)
 	f.srv = httptest.NewServer(f.guard(mux))
 	t.Cleanup(f.srv.Close)
@@ -92,6 +93,20 @@ func (f *fakeGitHub) getIssue(w http.ResponseWriter, r *http.Request) {
 	state := issue.State
 	f.mu.Unlock()
 	writeJSON(w, http.StatusOK, f.issueJSON(n, state))
+}
+
+// listIssues answers the newest first, with bodies, as GitHub does for
+// sort=created&direction=desc.
+func (f *fakeGitHub) listIssues(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	out := []map[string]any{}
+	for n := len(f.issues); n >= 1; n-- {
+		is := f.issueJSON(n, f.issues[n-1].State)
+		is["body"] = f.issues[n-1].Body
+		out = append(out, is)
+	}
+	f.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (f *fakeGitHub) createComment(w http.ResponseWriter, r *http.Request) {

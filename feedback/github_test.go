@@ -349,3 +349,22 @@ func TestIssueTextKeepsCallerTextInsideFences(t *testing.T) {
 		t.Errorf("title = %q", title)
 	}
 }
+
+// An issue created for a record is found again by the marker in its body,
+// which is how a store that lost GitHub's answer avoids a second issue.
+func TestFindIssueByRecordMarker(t *testing.T) {
+	gh := newFakeGitHub(t)
+	g := gh.sink(t)
+	for _, id := range []string{"fb-0000000001", "fb-0000000002"} {
+		if _, err := g.Sync(t.Context(), Record{ID: id, Tool: ToolFeedback, EventType: "missing_docs", Question: "q " + id}, Caller{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref, found, err := g.FindIssue(t.Context(), Record{ID: "fb-0000000001"})
+	if err != nil || !found || ref.Number != 1 || ref.State != StatusOpen {
+		t.Fatalf("find fb-1: %+v %v %v", ref, found, err)
+	}
+	if _, found, err := g.FindIssue(t.Context(), Record{ID: "fb-0000000003"}); err != nil || found {
+		t.Fatalf("find a record without an issue: found=%v err=%v", found, err)
+	}
+}

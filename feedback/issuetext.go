@@ -38,6 +38,9 @@ func issueBody(rec Record) string {
 		}
 	}
 	fmt.Fprintf(&b, "\n<!-- wikigate-dedupe-key: %s -->\n", rec.DedupeKey)
+	if rec.ID != "" {
+		b.WriteString(recordMarker(rec.ID) + "\n")
+	}
 	return b.String()
 }
 
