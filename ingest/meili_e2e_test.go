@@ -150,14 +150,14 @@ func TestMeiliIngestIsIncrementalEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := runMeili(t, srv.URL, src, false)
-	if !reflect.DeepEqual(edited.Changed, []string{"publish/operations/runbook.md"}) || edited.Changes() != 1 {
+	if !reflect.DeepEqual(edited.Changed, []string{"publish/operations/runbook.md (main)"}) || edited.Changes() != 1 {
 		t.Fatalf("after one edit: %+v", edited)
 	}
 	if err := os.Remove(filepath.Join(src, "docs", "operations", "drafts", "capacity.md")); err != nil {
 		t.Fatal(err)
 	}
 	removed := runMeili(t, srv.URL, src, false)
-	if !reflect.DeepEqual(removed.Removed, []string{"publish/operations/drafts/capacity.md"}) || removed.Changes() != 1 {
+	if !reflect.DeepEqual(removed.Removed, []string{"publish/operations/drafts/capacity.md (main)"}) || removed.Changes() != 1 {
 		t.Fatalf("after one delete: %+v", removed)
 	}
 

@@ -52,6 +52,7 @@ func (c *MeiliClient) ensureIndex(ctx context.Context, uid string) (created bool
 type indexed struct {
 	ID          string `json:"id"`
 	Path        string `json:"path"`
+	Version     string `json:"version"`
 	ContentHash string `json:"contentHash"`
 }
 
@@ -65,7 +66,7 @@ func (c *MeiliClient) fetchIndexed(ctx context.Context, uid string, projects []s
 			Results []indexed `json:"results"`
 			Total   int       `json:"total"`
 		}
-		body := map[string]any{"fields": []string{"id", "path", "contentHash"}, "filter": filter,
+		body := map[string]any{"fields": []string{"id", "path", "version", "contentHash"}, "filter": filter,
 			"limit": pageSize, "offset": offset}
 		if err := c.do(ctx, http.MethodPost, "/indexes/"+url.PathEscape(uid)+"/documents/fetch", body, &resp); err != nil {
 			return nil, err
@@ -86,3 +87,6 @@ func quoteAll(vals []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// label names a page in reports: the same path exists once per version.
+func (d indexed) label() string { return d.Path + " (" + d.Version + ")" }

@@ -44,10 +44,10 @@ func (s *MeiliSync) Run(ctx context.Context, pages []Page, unreadable []Failure)
 		old, ok := have[p.ID]
 		switch {
 		case !ok:
-			rep.Added = append(rep.Added, p.Path)
+			rep.Added = append(rep.Added, p.label())
 			put = append(put, p)
 		case old.ContentHash != p.Hash:
-			rep.Changed = append(rep.Changed, p.Path)
+			rep.Changed = append(rep.Changed, p.label())
 			put = append(put, p)
 		default:
 			rep.Unchanged++
@@ -59,7 +59,7 @@ func (s *MeiliSync) Run(ctx context.Context, pages []Page, unreadable []Failure)
 	}
 	gone := sortedGone(have)
 	for _, d := range gone {
-		rep.Removed = append(rep.Removed, d.Path)
+		rep.Removed = append(rep.Removed, d.label())
 	}
 	if s.DryRun {
 		return rep, nil
@@ -70,7 +70,7 @@ func (s *MeiliSync) Run(ctx context.Context, pages []Page, unreadable []Failure)
 	rep.Failures = append(rep.Failures, s.upsert(ctx, put)...)
 	if err := s.remove(ctx, gone); err != nil {
 		for _, d := range gone {
-			rep.Failures = append(rep.Failures, Failure{Path: d.Path, Err: err.Error()})
+			rep.Failures = append(rep.Failures, Failure{Path: d.label(), Err: err.Error()})
 		}
 	}
 	rep.dropFailed()
@@ -118,7 +118,7 @@ func (s *MeiliSync) upsert(ctx context.Context, pages []Page) []Failure {
 			if err := s.addBatch(ctx, batch); err != nil {
 				mu.Lock()
 				for _, p := range batch {
-					fails = append(fails, Failure{Path: p.Path, Err: err.Error()})
+					fails = append(fails, Failure{Path: p.label(), Err: err.Error()})
 				}
 				mu.Unlock()
 			}
@@ -152,6 +152,6 @@ func sortedGone(have map[string]indexed) []indexed {
 	for _, d := range have {
 		out = append(out, d)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	sort.Slice(out, func(i, j int) bool { return out[i].label() < out[j].label() })
 	return out
 }

@@ -97,3 +97,6 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// label names the page in reports: the same path exists once per version.
+func (p *Page) label() string { return p.Path + " (" + p.Version + ")" }

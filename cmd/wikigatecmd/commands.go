@@ -40,7 +40,7 @@ Tokens are signed with WIKIGATE_DEV_JWT_SECRET (a public development default
 when unset: unsafe for production). Keys live in WIKIGATE_API_KEYS_FILE
 (default data/api_keys.json); only their SHA-256 hashes are stored.`,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.AddCommand(tokenCommand(), keyCommand())
+			cmd.AddCommand(tokenCommand(), keyCommand(), ingestCommand())
 		},
 	})
 }
