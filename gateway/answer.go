@@ -76,6 +76,7 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 		MinSupported:     g.cfg.Answer.MinSupported,
 		DedupeKey:        dedupe.Key(protocol.EventNoAnswer, t.question, eff, nil),
 		WriteTools:       c.decision.WriteTools,
+		FeedbackEndpoint: g.feedbackEndpointFor(c.rec.Endpoint),
 	}
 	text := ""
 	if len(kept) > 0 {

@@ -98,7 +98,9 @@ func (g *Gateway) runFeedback(ctx context.Context, c *call) (any, error) {
 		Tool: c.rec.Tool, EventType: req.EventType, Question: req.Question,
 		Scope: c.decision.Scope, CitationPaths: req.paths,
 		Title: req.Title, Comment: req.Comment,
-		Caller:         feedback.Caller{Type: c.principal.Type, ID: c.principal.ID, At: g.now()},
+		// Anonymous readers (people's /answer/feedback) share the caller
+		// "anonymous": their addresses are never stored.
+		Caller:         feedback.Caller{Type: c.principal.Type, ID: c.audit().Caller, At: g.now()},
 		IdempotencyKey: req.IdempotencyKey,
 		BodyHash:       bodyHash(c.rec.Tool, req),
 	}
@@ -109,6 +111,8 @@ func (g *Gateway) runFeedback(ctx context.Context, c *call) (any, error) {
 	switch {
 	case errors.Is(err, feedback.ErrIdempotencyConflict):
 		return nil, protocol.NewError(protocol.CodeIdempotency, "idempotencyKey was already used with a different request body")
+	case errors.Is(err, feedback.ErrUnavailable):
+		return nil, protocol.NewError(protocol.CodeFeedbackStoreUnavailable, "the feedback store is unavailable; nothing was recorded, try again shortly")
 	case errors.Is(err, feedback.ErrInvalidSubmission):
 		return nil, protocol.NewError(protocol.CodeInvalidRequest, "the feedback submission is incomplete: eventType and question are required")
 	}

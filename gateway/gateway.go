@@ -19,6 +19,7 @@ import (
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/ratelimit"
 	"github.com/wikigate/wikigate/sessions"
 	"github.com/wikigate/wikigate/stream"
 )
@@ -67,6 +68,8 @@ type Config struct {
 	SessionTTL     time.Duration   // default 30m
 	SessionLimits  sessions.Limits // defaults 8 turns, 12000 tokens
 	Stream         StreamConfig    // streamed answers
+	// FeedbackLimit is each caller's budget on POST /answer/feedback.
+	FeedbackLimit FeedbackLimit
 }
 
 // Deps are the collaborators the gateway calls.
@@ -79,7 +82,7 @@ type Deps struct {
 	Sessions sessions.Store
 	// Feedback stores feedback and improvement tasks; nil leaves the
 	// write tools out.
-	Feedback *feedback.Store
+	Feedback feedback.Submitter
 	Audit    *audit.Logger
 	// Observer, when set, sees every finished call's record (metrics).
 	Observer Observer
@@ -96,7 +99,9 @@ type Gateway struct {
 	routes  map[string]route
 	health  healthCache
 	streams *stream.Limiter // open answer streams per caller
-	now     func() time.Time
+	// feedbackLimits is each caller's budget of people's feedback.
+	feedbackLimits *ratelimit.Limiter
+	now            func() time.Time
 }
 
 // New checks deps and applies defaults.
@@ -127,7 +132,9 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if deps.Audit == nil {
 		deps.Audit = audit.NewLogger(nil, false)
 	}
-	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller)}
+	applyFeedbackDefaults(&cfg.FeedbackLimit)
+	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller),
+		feedbackLimits: ratelimit.New(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}
 	g.routes = g.routeTable()
 	return g, nil
 }

@@ -61,6 +61,9 @@ type AnswerOptions struct {
 	// WriteTools are the write tools the decision allows; an action is
 	// enabled iff its tool is here.
 	WriteTools []string
+	// FeedbackEndpoint, when set, is the route the create_feedback action
+	// names (people's answers: /answer/feedback); empty for agent tools.
+	FeedbackEndpoint string
 }
 
 // AnswerStats is what the audit record needs of an answer.
@@ -222,7 +225,7 @@ func noAnswer(reason string, chunks []ragflow.Chunk, inScope []bool, o AnswerOpt
 		},
 		RelatedPages: related,
 		Actions: []protocol.Action{
-			{Type: protocol.ActionCreateFeedback, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateFeedback), DedupeKey: o.DedupeKey},
+			{Type: protocol.ActionCreateFeedback, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateFeedback), DedupeKey: o.DedupeKey, Endpoint: o.FeedbackEndpoint},
 			{Type: protocol.ActionCreateImprovementTask, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateImprovementTask), DedupeKey: o.DedupeKey},
 		},
 	}

@@ -96,6 +96,9 @@ type Action struct {
 	Type      string `json:"type"`
 	Enabled   bool   `json:"enabled"`
 	DedupeKey string `json:"dedupeKey"`
+	// Endpoint is the route that takes the action, set where it is not
+	// the agent tool: people's answers name POST /answer/feedback.
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // AnswerResult is the answer schema (protocol §5).

@@ -58,11 +58,46 @@ identity_problems contains "sign-in required" if {
 # of those calls may write.
 caller_tools := object.get(agent, "tools", []) if is_agent
 
-caller_tools := object.get(data.humans, "tools", []) if is_human
+caller_tools := array.concat(object.get(data.humans, "tools", []), human_feedback_tools) if is_human
 
 caller_write_tools := object.get(agent, "write_tools", []) if is_agent
 
-caller_write_tools := object.get(data.humans, "write_tools", []) if is_human
+caller_write_tools := [t | some t in object.get(data.humans, "write_tools", []); human_may_write(t)] if is_human
+
+# People's feedback (POST /answer/feedback): people use create_feedback on
+# that route only, never as an agent tool (/agent/tools/*, MCP), where no
+# per-caller rate limit stands in front of it. Signed-in people may always
+# send it; anonymous readers only when data.humans.feedback.anonymous is
+# true. The same rule gives a person's no-answer actions enabled:false when
+# their feedback would be refused (write_tools), so the two never disagree.
+human_feedback_tools := ["create_feedback"] if {
+	input.endpoint == "/answer/feedback"
+	human_feedback_accepted
+} else := []
+
+default human_feedback_accepted := false
+
+human_feedback_accepted if {
+	is_human
+	not anonymous
+}
+
+human_feedback_accepted if {
+	is_human
+	anonymous
+	data.humans.feedback.anonymous == true
+}
+
+human_may_write(t) if t != "create_feedback"
+
+human_may_write("create_feedback") if human_feedback_accepted
+
+tool_problems contains "anonymous feedback is not accepted: sign in to send feedback" if {
+	is_human
+	anonymous
+	input.endpoint == "/answer/feedback"
+	not human_feedback_accepted
+}
 
 # requested_tool is never undefined, so a denial reason can always name it.
 requested_tool := object.get(input, "tool", "")
