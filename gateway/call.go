@@ -47,7 +47,11 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathI
 
 	out, err := g.httpCall(r, reqID, pathID, rt, rec)
 	pe, closed := g.settle(r.Context(), rec, err)
-	if !closed {
+	switch {
+	case closed:
+	case rt.meili:
+		writeMeiliOutcome(w, r, reqID, out, err, pe)
+	default:
 		writeOutcome(w, r, reqID, out, err, pe)
 	}
 }

@@ -18,6 +18,7 @@ type route struct {
 	tool     string
 	action   string // read | write
 	answer   bool   // /answer/* routes: humans (anonymous or SSO) and agents
+	meili    bool   // Meilisearch-compatible: errors in Meilisearch's shape
 	decode   func(body []byte) (request, error)
 	// bind, when set, runs after the request is validated and before the
 	// policy decides: session turns load and authorize their session here.
@@ -40,7 +41,9 @@ func (g *Gateway) routeTable() map[string]route {
 	rs := []route{
 		{endpoint: "/agent/tools/search", tool: "search", action: "read", decode: decodeAs[searchRequest], run: g.runSearch},
 		{endpoint: "/agent/tools/get_page", tool: "get_page", action: "read", decode: decodeAs[getPageRequest], run: g.runGetPage},
+		{endpoint: "/answer/search", tool: "search", action: "read", answer: true, decode: decodeAs[searchRequest], run: g.runSearch},
 	}
+	rs = append(rs, g.meiliRoutes()...)
 	if g.deps.Answers != nil {
 		rs = append(rs,
 			route{endpoint: "/agent/tools/ask", tool: "ask", action: "read", decode: decodeAs[askRequest], run: g.runAsk},
@@ -58,6 +61,7 @@ func (g *Gateway) routeTable() map[string]route {
 		rs = append(rs,
 			route{endpoint: "/agent/tools/create_feedback", tool: "create_feedback", action: "write", decode: decodeAs[feedbackRequest], run: g.runFeedback},
 			route{endpoint: "/agent/tools/create_improvement_task", tool: "create_improvement_task", action: "write", decode: decodeAs[feedbackRequest], run: g.runFeedback},
+			g.peopleFeedbackRoute(g.feedbackLimits),
 		)
 	}
 	m := make(map[string]route, len(rs))
@@ -88,8 +92,12 @@ const sessionTurnsPattern = "/answer/sessions/{sessionId}/turns"
 // match finds the route of a path; for the session turn route it also
 // returns the session id (validated later, with the session token).
 func (g *Gateway) match(path string) (route, string, bool) {
-	if rt, ok := g.routes[path]; ok && rt.endpoint != sessionTurnsPattern {
+	if rt, ok := g.routes[path]; ok && rt.endpoint != sessionTurnsPattern && rt.endpoint != meiliIndexPattern {
 		return rt, "", true
+	}
+	if uid, ok := matchMeiliIndex(path); ok {
+		rt, known := g.routes[meiliIndexPattern]
+		return rt, uid, known
 	}
 	rest, ok := strings.CutPrefix(path, "/answer/sessions/")
 	if !ok {

@@ -188,7 +188,7 @@ func newRecord(r *http.Request, reqID, pathID string, rt route, now time.Time) *
 	rec := audit.New(reqID, rt.endpoint, now)
 	rec.Tool = rt.tool
 	rec.ClientRequestID = clientRequestID(r)
-	if validSessionID.MatchString(pathID) {
+	if rt.endpoint == sessionTurnsPattern && validSessionID.MatchString(pathID) {
 		rec.SessionID = pathID // an id of another shape is refused later, and never recorded
 	}
 	return rec

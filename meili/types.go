@@ -23,6 +23,14 @@ type SearchParams struct {
 	CropLength           int      `json:"cropLength,omitempty"`
 	CropMarker           string   `json:"cropMarker,omitempty"`
 	ShowRankingScore     bool     `json:"showRankingScore,omitempty"`
+	// The fields a docs search box adds (the gate's Meilisearch-compatible
+	// routes): highlighting, page-based pagination and facets.
+	AttributesToHighlight []string `json:"attributesToHighlight,omitempty"`
+	HighlightPreTag       string   `json:"highlightPreTag,omitempty"`
+	HighlightPostTag      string   `json:"highlightPostTag,omitempty"`
+	Page                  *int     `json:"page,omitempty"`
+	HitsPerPage           *int     `json:"hitsPerPage,omitempty"`
+	Facets                []string `json:"facets,omitempty"`
 }
 
 // validate refuses what is the caller's bug, not the backend's.
@@ -47,6 +55,12 @@ type SearchResponse struct {
 	Offset             int    `json:"offset,omitempty"`
 	EstimatedTotalHits int    `json:"estimatedTotalHits,omitempty"`
 	TotalHits          int    `json:"totalHits,omitempty"`
+	// Page-based searches only.
+	Page        int `json:"page,omitempty"`
+	HitsPerPage int `json:"hitsPerPage,omitempty"`
+	TotalPages  int `json:"totalPages,omitempty"`
+	// FacetDistribution is there when facets were asked.
+	FacetDistribution map[string]map[string]int `json:"facetDistribution,omitempty"`
 }
 
 // Total is the number of matching documents Meilisearch reported: exact with
@@ -82,6 +96,9 @@ type Hit struct {
 // Formatted holds the parts of _formatted the gate uses.
 type Formatted struct {
 	Content FormattedText `json:"content"`
+	// Title is used by the Meilisearch-compatible routes, whose callers
+	// highlight titles.
+	Title FormattedText `json:"title"`
 }
 
 // FormattedText is a string field of _formatted. Meilisearch turns numbers

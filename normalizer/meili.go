@@ -99,6 +99,21 @@ func meiliPage(h meili.Hit) protocol.Page {
 // repository path: "publish/x/../y" is covered by "publish/x" as a string
 // but names a page outside it, so a path that normalizing would change is
 // dropped (as ragChunkInScope does for chunks).
+// MeiliHitsInScope keeps the hits inside eff, unchanged, for the gate's
+// Meilisearch-compatible routes (which answer Meilisearch's own hit
+// shape), and counts the ones dropped.
+func MeiliHitsInScope(hits []meili.Hit, eff protocol.Scope) (kept []meili.Hit, dropped int) {
+	kept = make([]meili.Hit, 0, len(hits))
+	for _, h := range hits {
+		if meiliHitInScope(h, eff) {
+			kept = append(kept, h)
+			continue
+		}
+		dropped++
+	}
+	return kept, dropped
+}
+
 func meiliHitInScope(h meili.Hit, eff protocol.Scope) bool {
 	if clean, err := scope.NormalizePath("path", h.Path); err != nil || clean != h.Path {
 		return false

@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// meiliQuery is one Meilisearch search as a docs search box sends it
+// (CONTRACT §2): the subset the Meilisearch-compatible routes accept. Any
+// other field is refused (strict JSON) with the list of these.
+type meiliQuery struct {
+	Q                     *string  `json:"q"`
+	Limit                 *int     `json:"limit"`
+	Offset                *int     `json:"offset"`
+	HitsPerPage           *int     `json:"hitsPerPage"`
+	Page                  *int     `json:"page"`
+	AttributesToRetrieve  []string `json:"attributesToRetrieve"`
+	AttributesToHighlight []string `json:"attributesToHighlight"`
+	AttributesToCrop      []string `json:"attributesToCrop"`
+	CropLength            *int     `json:"cropLength"`
+	CropMarker            *string  `json:"cropMarker"`
+	HighlightPreTag       *string  `json:"highlightPreTag"`
+	HighlightPostTag      *string  `json:"highlightPostTag"`
+	Filter                any      `json:"filter"`
+	Facets                []string `json:"facets"`
+	filter                string   // the caller's filter, parsed and rendered again
+}
+
+// meiliSupported names the accepted fields in refusals of unknown ones.
+const meiliSupported = "q, limit, offset, hitsPerPage, page, attributesToRetrieve, attributesToHighlight, " +
+	"attributesToCrop, cropLength, cropMarker, highlightPreTag, highlightPostTag, filter, facets"
+
+// Bounds of a docs search box's query: a page of results, not an export.
+const (
+	maxMeiliLimit      = 100
+	maxMeiliOffset     = 1000
+	maxMeiliCropLength = 200
+	maxMeiliTagBytes   = 64
+	maxMeiliAttributes = 16
+	maxMeiliQueries    = 10
+)
+
+// meiliAttributes are the page fields these routes show; the index's other
+// fields (pathPrefixes, anything added later) never leave the gate.
+var meiliAttributes = []string{"id", "path", "url", "title", "project", "version", "status", "headings", "content"}
+
+// meiliFormattable are the fields Meilisearch highlights or crops for us.
+var meiliFormattable = []string{"title", "content"}
+
+// meiliFacets are the attributes a caller may ask facet counts of.
+var meiliFacets = []string{"project", "version", "status"}
+
+func (q *meiliQuery) question() string {
+	if q.Q == nil {
+		return ""
+	}
+	return strings.TrimSpace(*q.Q)
+}
+
+// validate checks the numbers, names and tags, and parses the filter.
+func (q *meiliQuery) validate() error {
+	if err := checkQuestion(q.question(), false); err != nil {
+		return err
+	}
+	checks := []error{
+		inRange("limit", q.Limit, 1, maxMeiliLimit),
+		inRange("offset", q.Offset, 0, maxMeiliOffset),
+		inRange("hitsPerPage", q.HitsPerPage, 1, maxMeiliLimit),
+		inRange("page", q.Page, 0, maxMeiliOffset),
+		inRange("cropLength", q.CropLength, 1, maxMeiliCropLength),
+		shortTag("cropMarker", q.CropMarker),
+		shortTag("highlightPreTag", q.HighlightPreTag),
+		shortTag("highlightPostTag", q.HighlightPostTag),
+		fewNames("attributesToRetrieve", q.AttributesToRetrieve),
+		fewNames("attributesToHighlight", q.AttributesToHighlight),
+		fewNames("attributesToCrop", q.AttributesToCrop),
+		facetNames(q.Facets),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	f, err := meili.ClientFilter(q.Filter)
+	if err != nil {
+		return invalid(err.Error())
+	}
+	q.filter = f
+	return nil
+}
+
+func inRange(name string, v *int, lo, hi int) error {
+	if v != nil && (*v < lo || *v > hi) {
+		return invalid(fmt.Sprintf("%s must be between %d and %d", name, lo, hi))
+	}
+	return nil
+}
+
+func shortTag(name string, v *string) error {
+	if v != nil && len(*v) > maxMeiliTagBytes {
+		return invalid(fmt.Sprintf("%s is longer than %d bytes", name, maxMeiliTagBytes))
+	}
+	return nil
+}
+
+func fewNames(name string, vs []string) error {
+	if len(vs) > maxMeiliAttributes {
+		return invalid(fmt.Sprintf("%s has more than %d entries", name, maxMeiliAttributes))
+	}
+	return nil
+}
+
+func facetNames(vs []string) error {
+	for _, v := range vs {
+		if !slices.Contains(meiliFacets, v) {
+			return invalid("facets may name " + strings.Join(meiliFacets, ", ") + " only")
+		}
+	}
+	return nil
+}
+
+// meiliSearchRequest is POST /answer/meilisearch/indexes/{indexUid}/search.
+type meiliSearchRequest struct {
+	meiliQuery
+	std protocol.Standard
+}
+
+func (r *meiliSearchRequest) standard() *protocol.Standard { return &r.std }
+func (r *meiliSearchRequest) pages() []string              { return nil }
+
+func (r *meiliSearchRequest) validate() error {
+	r.std.Question = r.question()
+	return r.meiliQuery.validate()
+}
+
+// meiliMultiQuery is one query of a multi-search: a search and its index.
+type meiliMultiQuery struct {
+	IndexUID *string `json:"indexUid"`
+	meiliQuery
+}
+
+// meiliMultiRequest is POST /answer/meilisearch/multi-search (the
+// non-federated form: one result per query, in order).
+type meiliMultiRequest struct {
+	Queries *[]meiliMultiQuery `json:"queries"`
+	std     protocol.Standard
+}
+
+func (r *meiliMultiRequest) standard() *protocol.Standard { return &r.std }
+func (r *meiliMultiRequest) pages() []string              { return nil }
+
+// validate checks every query; the audit keeps the first query's text.
+func (r *meiliMultiRequest) validate() error {
+	if r.Queries == nil {
+		return invalid("Missing field `queries`")
+	}
+	qs := *r.Queries
+	if len(qs) > maxMeiliQueries {
+		return invalid(fmt.Sprintf("queries has more than %d entries", maxMeiliQueries))
+	}
+	for i := range qs {
+		if qs[i].IndexUID == nil {
+			return meiliCoded(invalid(fmt.Sprintf("Inside `.queries[%d]`: Missing field `indexUid`", i)), "missing_index_uid")
+		}
+		if err := qs[i].meiliQuery.validate(); err != nil {
+			pe := protocol.AsError(err)
+			return invalid(fmt.Sprintf("Inside `.queries[%d]`: %s", i, pe.Message))
+		}
+	}
+	if len(qs) > 0 {
+		r.std.Question = qs[0].question()
+	}
+	return nil
+}
+
+// decodeMeili decodes strictly like every route, and names the supported
+// fields when the caller sent one these routes do not take.
+func decodeMeili[T any, P interface {
+	*T
+	request
+}](body []byte) (request, error) {
+	req, err := decodeAs[T, P](body)
+	if err == nil {
+		return req, nil
+	}
+	pe := protocol.AsError(err)
+	if strings.Contains(pe.Message, "unknown field") {
+		return nil, invalid(pe.Message + "; supported search parameters: " + meiliSupported + " (and indexUid in multi-search queries)")
+	}
+	return nil, err
+}

@@ -1,0 +1,189 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/normalizer"
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// The Meilisearch-compatible routes: a docs site's search box (the
+// official meilisearch JS client, instant-meilisearch) points its host at
+// /answer/meilisearch and searches through the policy, without a backend
+// key: the gate searches its one index with the decided filter, ANDed with
+// the caller's own (which can only narrow), and drops out-of-scope hits.
+const (
+	meiliPrefix        = "/answer/meilisearch/"
+	meiliMultiEndpoint = meiliPrefix + "multi-search"
+	meiliIndexPattern  = meiliPrefix + "indexes/{indexUid}/search"
+)
+
+// meiliRoutes are the two routes, people's and agents' alike (/answer/*).
+func (g *Gateway) meiliRoutes() []route {
+	return []route{
+		{endpoint: meiliIndexPattern, tool: "search", action: "read", answer: true, meili: true,
+			decode: decodeMeili[meiliSearchRequest], run: g.runMeiliSearch},
+		{endpoint: meiliMultiEndpoint, tool: "search", action: "read", answer: true, meili: true,
+			decode: decodeMeili[meiliMultiRequest], run: g.runMeiliMulti},
+	}
+}
+
+// matchMeiliIndex finds /answer/meilisearch/indexes/{indexUid}/search and
+// its uid (checked against the gate's index when the call runs).
+func matchMeiliIndex(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, meiliPrefix+"indexes/")
+	if !ok {
+		return "", false
+	}
+	uid, ok := strings.CutSuffix(rest, "/search")
+	return uid, ok && uid != "" && !strings.Contains(uid, "/")
+}
+
+// indexUID is the one index callers may name: the gate's own.
+func (g *Gateway) indexUID(c *call) string {
+	if g.cfg.SearchIndex != "" {
+		return g.cfg.SearchIndex
+	}
+	return c.decision.Index
+}
+
+func indexNotFound(uid string, inMulti int) error {
+	msg := fmt.Sprintf("Index `%s` not found.", cutUTF8(uid, 64))
+	if inMulti < 0 {
+		return meiliCoded(protocol.NewError(protocol.CodeNotFound, msg), "index_not_found")
+	}
+	return meiliCoded(invalid(fmt.Sprintf("Inside `.queries[%d]`: %s", inMulti, msg)), "index_not_found")
+}
+
+func (g *Gateway) runMeiliSearch(ctx context.Context, c *call) (any, error) {
+	if c.pathID != g.indexUID(c) {
+		return nil, indexNotFound(c.pathID, -1)
+	}
+	req := c.req.(*meiliSearchRequest)
+	return g.meiliSearch(ctx, c, &req.meiliQuery)
+}
+
+// meiliMultiResponse is a non-federated multi-search answer.
+type meiliMultiResponse struct {
+	Results []meiliResult `json:"results"`
+}
+
+// runMeiliMulti checks every query's index before searching any, then runs
+// them in order: the whole request fails on the first error, as
+// Meilisearch's does.
+func (g *Gateway) runMeiliMulti(ctx context.Context, c *call) (any, error) {
+	qs := *c.req.(*meiliMultiRequest).Queries
+	for i, q := range qs {
+		if *q.IndexUID != g.indexUID(c) {
+			return nil, indexNotFound(*q.IndexUID, i)
+		}
+	}
+	out := meiliMultiResponse{Results: make([]meiliResult, 0, len(qs))}
+	for i := range qs {
+		res, err := g.meiliSearch(ctx, c, &qs[i].meiliQuery)
+		if err != nil {
+			return nil, err
+		}
+		res.IndexUID = *qs[i].IndexUID
+		out.Results = append(out.Results, res)
+	}
+	return out, nil
+}
+
+// meiliSearch runs one query inside the decided scope and answers
+// Meilisearch's response shape with the in-scope hits only.
+func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery) (meiliResult, error) {
+	shown := retrievedAttributes(q.AttributesToRetrieve)
+	resp, err := g.search(ctx, c, meiliParams(q, c.decision.Scope, shown))
+	if err != nil {
+		return meiliResult{}, err
+	}
+	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope)
+	c.rec.Dropped += dropped
+	formatted := len(q.AttributesToHighlight) > 0 || len(q.AttributesToCrop) > 0
+	hits := make([]map[string]any, 0, len(kept))
+	for _, h := range kept {
+		hits = append(hits, meiliHit(h, shown, formatted))
+	}
+	return meiliResultOf(q, resp, hits, dropped), nil
+}
+
+// meiliParams is what the gate sends: the decided filter ANDed with the
+// caller's, and only the page fields it shows plus those the scope check
+// reads.
+func meiliParams(q *meiliQuery, eff protocol.Scope, shown []string) meili.SearchParams {
+	p := meili.SearchParams{
+		Query:                 q.question(),
+		Filter:                meili.And(meili.Filter(eff), q.filter),
+		AttributesToRetrieve:  union(shown, []string{"path", "project", "version", "status"}),
+		AttributesToHighlight: formattable(q.AttributesToHighlight),
+		AttributesToCrop:      formattable(q.AttributesToCrop),
+		Page:                  q.Page,
+		HitsPerPage:           q.HitsPerPage,
+		Facets:                q.Facets,
+	}
+	p.Limit, p.Offset = deref(q.Limit), deref(q.Offset)
+	p.CropLength = deref(q.CropLength)
+	p.CropMarker, p.HighlightPreTag, p.HighlightPostTag = derefS(q.CropMarker), derefS(q.HighlightPreTag), derefS(q.HighlightPostTag)
+	return p
+}
+
+// retrievedAttributes are the shown fields: those asked for that the gate
+// shows (others are ignored, as Meilisearch ignores unknown attributes),
+// all of them when none or "*" was asked.
+func retrievedAttributes(asked []string) []string {
+	if len(asked) == 0 || slices.Contains(asked, "*") {
+		return meiliAttributes
+	}
+	var out []string
+	for _, a := range meiliAttributes {
+		if slices.Contains(asked, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// formattable keeps the highlight or crop entries ("attr" or "attr:len")
+// of fields Meilisearch formats for the gate; "*" means both of them.
+func formattable(asked []string) []string {
+	var out []string
+	for _, a := range asked {
+		name, _, _ := strings.Cut(a, ":")
+		switch {
+		case name == "*":
+			out = union(out, meiliFormattable)
+		case slices.Contains(meiliFormattable, name) && !slices.Contains(out, a):
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func derefS(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,149 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/protocol"
+)
+
+func TestMeiliDecodeRefusesUnknownFieldsNamingTheSupportedOnes(t *testing.T) {
+	_, err := decodeMeili[meiliSearchRequest]([]byte(`{"q":"x","sort":["title:asc"]}`))
+	pe := protocol.AsError(err)
+	if pe.Code != protocol.CodeInvalidRequest || !strings.Contains(pe.Message, `"sort"`) || !strings.Contains(pe.Message, "attributesToHighlight") {
+		t.Fatalf("unknown field: %v", err)
+	}
+	for _, body := range []string{`{"q":"a","q":"b"}`, "{\"q\":\"\xff\"}", `{"queries":[{"indexUid":"x","indexUid":"y"}]}`} {
+		_, err1 := decodeMeili[meiliSearchRequest]([]byte(body))
+		_, err2 := decodeMeili[meiliMultiRequest]([]byte(body))
+		if err1 == nil && err2 == nil {
+			t.Errorf("%q decoded", body)
+		}
+	}
+}
+
+func TestMeiliQueryValidation(t *testing.T) {
+	bad := map[string]string{
+		`{"limit":0}`:                    "limit must be between 1 and 100",
+		`{"limit":1000}`:                 "limit must be between",
+		`{"offset":-1}`:                  "offset must be between",
+		`{"hitsPerPage":500}`:            "hitsPerPage must be between",
+		`{"facets":["content"]}`:         "facets may name project, version, status only",
+		`{"filter":"content = x"}`:       "not a filterable attribute",
+		`{"filter":"status = a) OR (b"}`: "filter",
+		`{"highlightPreTag":"` + strings.Repeat("x", 65) + `"}`: "highlightPreTag is longer",
+	}
+	for body, want := range bad {
+		req, err := decodeMeili[meiliSearchRequest]([]byte(body))
+		if err == nil {
+			err = req.validate()
+		}
+		if err == nil || !strings.Contains(protocol.AsError(err).Message, want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+	req, _ := decodeMeili[meiliSearchRequest]([]byte(`{"q":" memory ","filter":["status = working"],"limit":5}`))
+	if err := req.validate(); err != nil {
+		t.Fatal(err)
+	}
+	r := req.(*meiliSearchRequest)
+	if r.std.Question != "memory" || r.filter != `(status = "working")` {
+		t.Fatalf("question %q filter %q", r.std.Question, r.filter)
+	}
+}
+
+func TestMeiliMultiValidationNamesTheQuery(t *testing.T) {
+	cases := map[string]string{
+		`{}`:                      "Missing field `queries`",
+		`{"queries":[{"q":"a"}]}`: "Inside `.queries[0]`: Missing field `indexUid`",
+		`{"queries":[{"indexUid":"i"},{"indexUid":"i","limit":0}]}`: "Inside `.queries[1]`: limit",
+	}
+	for body, want := range cases {
+		req, err := decodeMeili[meiliMultiRequest]([]byte(body))
+		if err == nil {
+			err = req.validate()
+		}
+		if err == nil || !strings.Contains(protocol.AsError(err).Message, want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}
+
+// The gate sends the decided filter ANDed with the caller's, and asks only
+// for the fields it shows plus those the scope check reads.
+func TestMeiliParamsNarrowTheDecidedFilter(t *testing.T) {
+	eff := protocol.Scope{Projects: []string{"p"}, Paths: []string{"publish/p"}, Version: "main"}
+	q := meiliQuery{filter: `status = "working"`, AttributesToRetrieve: []string{"title", "pathPrefixes"}, AttributesToHighlight: []string{"*"}}
+	p := meiliParams(&q, eff, retrievedAttributes(q.AttributesToRetrieve))
+	if want := "(" + meili.Filter(eff) + `) AND (status = "working")`; p.Filter != want {
+		t.Fatalf("filter %q, want %q", p.Filter, want)
+	}
+	if got := strings.Join(p.AttributesToRetrieve, ","); got != "title,path,project,version,status" {
+		t.Fatalf("retrieve %s", got)
+	}
+	if got := strings.Join(p.AttributesToHighlight, ","); got != "title,content" {
+		t.Fatalf("highlight %s", got)
+	}
+}
+
+func TestMeiliHitShowsOnlyAskedFieldsAndFormatted(t *testing.T) {
+	h := meili.Hit{ID: "7", Path: "publish/p/a.md", Title: "Memory", Content: "long", PathPrefixes: []string{"publish"},
+		Formatted: meili.Formatted{Title: "<em>Memory</em>"}}
+	got := meiliHit(h, []string{"id", "title", "content"}, true)
+	raw, _ := json.Marshal(got)
+	want := `{"_formatted":{"content":"long","id":"7","title":"\u003cem\u003eMemory\u003c/em\u003e"},"content":"long","id":"7","title":"Memory"}`
+	if string(raw) != want {
+		t.Fatalf("hit %s\nwant %s", raw, want)
+	}
+}
+
+func TestMeiliResultShapes(t *testing.T) {
+	resp := &meili.SearchResponse{EstimatedTotalHits: 10, Limit: 5, ProcessingTimeMs: 2}
+	res := meiliResultOf(&meiliQuery{}, resp, []map[string]any{}, 3)
+	raw, _ := json.Marshal(res)
+	if string(raw) != `{"hits":[],"query":"","processingTimeMs":2,"limit":5,"offset":0,"estimatedTotalHits":7}` {
+		t.Fatalf("offset shape %s", raw)
+	}
+	page := 2
+	resp = &meili.SearchResponse{TotalHits: 5, HitsPerPage: 2, Page: 2}
+	res = meiliResultOf(&meiliQuery{Page: &page}, resp, []map[string]any{}, 1)
+	raw, _ = json.Marshal(res)
+	if string(raw) != `{"hits":[],"query":"","processingTimeMs":0,"hitsPerPage":2,"page":2,"totalPages":2,"totalHits":4}` {
+		t.Fatalf("page shape %s", raw)
+	}
+}
+
+func TestMeiliErrorShape(t *testing.T) {
+	cases := []struct {
+		err    error
+		status int
+		code   string
+		typ    string
+	}{
+		{indexNotFound("other", -1), 404, "index_not_found", "invalid_request"},
+		{indexNotFound("other", 2), 400, "index_not_found", "invalid_request"},
+		{invalid("bad"), 400, "bad_request", "invalid_request"},
+		{protocol.NewError(protocol.CodeUnauthorized, "no"), 401, "invalid_api_key", "auth"},
+		{protocol.NewError(protocol.CodeForbiddenScope, "no"), 403, "forbidden_scope", "auth"},
+		{protocol.NewError(protocol.CodeSearchUnavailable, "down"), 503, "search_unavailable", "system"},
+	}
+	for _, c := range cases {
+		w := httptest.NewRecorder()
+		writeMeiliOutcome(w, httptest.NewRequest(http.MethodPost, "/", nil), "rid", nil, c.err, protocol.AsError(c.err))
+		var body map[string]string
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		if w.Code != c.status || body["code"] != c.code || body["type"] != c.typ || body["link"] != meiliErrorLink || body["message"] == "" {
+			t.Errorf("%v: %d %v", c.err, w.Code, body)
+		}
+	}
+	if !errors.As(indexNotFound("x", -1), new(*protocol.Error)) {
+		t.Fatal("index_not_found is not audited as a protocol error")
+	}
+}
