@@ -146,6 +146,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"ragflow":          func() error { h.RAGFlow = new(RAGFlowConfig); return h.RAGFlow.unmarshal(d) },
 		"sessions":         func() error { h.Sessions = new(SessionsConfig); return h.Sessions.unmarshal(d) },
 		"redis":            func() error { h.Redis = new(RedisConfig); return h.Redis.unmarshal(d) },
+		"postgres":         func() error { h.Postgres = new(PostgresConfig); return h.Postgres.unmarshal(d) },
 		"feedback":         func() error { h.Feedback = new(FeedbackConfig); return h.Feedback.unmarshal(d) },
 		"mcp":              func() error { h.MCP = new(MCPConfig); return h.MCP.unmarshal(d) },
 		"cors":             func() error { h.CORS = new(CORSConfig); return h.CORS.unmarshal(d) },
@@ -304,6 +305,15 @@ func (c *SessionsConfig) unmarshal(d *caddyfile.Dispenser) error {
 
 func (c *FeedbackConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "feedback", map[string]func() error{
+		"store": func() error {
+			if err := oneArg(d, &c.Store); err != nil {
+				return err
+			}
+			if c.Store != "bolt" && c.Store != "postgres" {
+				return d.Errf("feedback store must be bolt or postgres, not %q", c.Store)
+			}
+			return nil
+		},
 		"path":   func() error { return oneArg(d, &c.Path) },
 		"github": func() error { c.GitHub = new(GitHubConfig); return c.GitHub.unmarshal(d) },
 	})

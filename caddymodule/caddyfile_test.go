@@ -55,6 +55,9 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		"redis pool zero":      "wikigate {\n redis {\n pool_size 0\n }\n}",
 		"redis tls maybe":      "wikigate {\n redis {\n tls maybe\n }\n}",
 		"redis unknown option": "wikigate {\n redis {\n host x\n }\n}",
+		"feedback store disk":  "wikigate {\n feedback {\n store disk\n }\n}",
+		"postgres conns zero":  "wikigate {\n postgres {\n max_conns 0\n }\n}",
+		"postgres unknown":     "wikigate {\n postgres {\n url x\n }\n}",
 	}
 	for name, input := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -69,6 +69,8 @@ type Handler struct {
 	Sessions *SessionsConfig `json:"sessions,omitempty"`
 	// Redis is the shared Redis for the stores set to `store redis`.
 	Redis *RedisConfig `json:"redis,omitempty"`
+	// Postgres is the shared PostgreSQL for the stores set to `store postgres`.
+	Postgres *PostgresConfig `json:"postgres,omitempty"`
 	// Feedback configures create_feedback and create_improvement_task;
 	// without it those tools are not served.
 	Feedback *FeedbackConfig `json:"feedback,omitempty"`
@@ -178,7 +180,7 @@ func (h *Handler) provisionStores(repl *caddy.Replacer, cfg *gateway.Config, dep
 	if h.Feedback == nil {
 		return nil
 	}
-	fb, key, err := h.Feedback.loadFeedback(repl, h.logger.Named("feedback"))
+	fb, key, err := h.Feedback.loadFeedback(h.Postgres, repl, h.logger.Named("feedback"))
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,10 @@ type SessionsConfig struct {
 // FeedbackConfig configures the durable feedback store and its optional
 // GitHub Issues sink.
 type FeedbackConfig struct {
+	// Store is "bolt" (default: a file one gate owns) or "postgres"
+	// (shared by every gate using the same database; needs the postgres
+	// block).
+	Store string `json:"store,omitempty"`
 	// Path of the bbolt database. Default "data/feedback.db".
 	Path string `json:"path,omitempty"`
 	// GitHub, when set, mirrors each record to one GitHub issue.
@@ -104,14 +108,26 @@ func (c *SessionsConfig) limits() sessions.Limits {
 	return sessions.Limits{MaxTurns: c.MaxTurns, MaxContextTokens: c.MaxContextTokens}
 }
 
-// loadFeedback returns the pooled feedback store and its pool key. The
-// GitHub sink is fixed when the store is first opened: changing it needs a
-// restart (the database is keyed by its path).
-func (c *FeedbackConfig) loadFeedback(repl *caddy.Replacer, logger *zap.Logger) (*feedback.Store, string, error) {
-	path := repl.ReplaceAll(c.Path, "")
-	if path == "" {
-		path = "data/feedback.db"
+// loadFeedback returns the pooled feedback store the config names and its
+// pool key. The GitHub sink is fixed when the store is first opened:
+// changing it needs a restart (a bolt database is keyed by its path).
+func (c *FeedbackConfig) loadFeedback(pc *PostgresConfig, repl *caddy.Replacer, logger *zap.Logger) (feedback.Submitter, string, error) {
+	opts, err := c.options(repl, logger)
+	if err != nil {
+		return nil, "", err
 	}
+	switch c.Store {
+	case "", "bolt":
+		return c.loadBoltFeedback(repl, opts)
+	case "postgres":
+		return c.loadPostgresFeedback(pc, repl, opts)
+	}
+	return nil, "", fmt.Errorf("feedback: store must be bolt or postgres, not %q", c.Store)
+}
+
+// options builds the store options shared by both stores: the logger and
+// the GitHub sink.
+func (c *FeedbackConfig) options(repl *caddy.Replacer, logger *zap.Logger) (feedback.Options, error) {
 	opts := feedback.Options{Logger: logger}
 	if c.GitHub != nil {
 		sink, err := feedback.NewGitHubSink(feedback.GitHubConfig{
@@ -119,10 +135,19 @@ func (c *FeedbackConfig) loadFeedback(repl *caddy.Replacer, logger *zap.Logger) 
 			APIURL: repl.ReplaceAll(c.GitHub.APIURL, ""), Labels: c.GitHub.Labels,
 		})
 		if err != nil {
-			return nil, "", fmt.Errorf("feedback github sink: %w", err)
+			return opts, fmt.Errorf("feedback github sink: %w", err)
 		}
 		// Submissions made while GitHub is down are retried every minute.
 		opts.Sink, opts.SyncInterval = sink, time.Minute
+	}
+	return opts, nil
+}
+
+// loadBoltFeedback returns the pooled bbolt store and its pool key.
+func (c *FeedbackConfig) loadBoltFeedback(repl *caddy.Replacer, opts feedback.Options) (feedback.Submitter, string, error) {
+	path := repl.ReplaceAll(c.Path, "")
+	if path == "" {
+		path = "data/feedback.db"
 	}
 	key := "feedback:" + path
 	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {

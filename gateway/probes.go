@@ -108,10 +108,14 @@ type healthChecker interface {
 
 // storeChecks probes the stores that live outside the process.
 func (g *Gateway) storeChecks() map[string]func(context.Context) error {
+	checks := map[string]func(context.Context) error{}
 	if hc, ok := g.deps.Sessions.(healthChecker); ok {
-		return map[string]func(context.Context) error{"sessions": hc.Health}
+		checks["sessions"] = hc.Health
 	}
-	return nil
+	if hc, ok := g.deps.Feedback.(healthChecker); ok {
+		checks["feedback"] = hc.Health
+	}
+	return checks
 }
 
 // probeGroup starts one probe per check on wg; the returned map is filled

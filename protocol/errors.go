@@ -37,7 +37,11 @@ const (
 	// the caller can act on; this one names the dependency like
 	// ragflow_unavailable does.
 	CodeSessionStoreUnavailable Code = "session_store_unavailable"
-	CodeInternal                Code = "internal"
+	// CodeFeedbackStoreUnavailable: the shared feedback store (PostgreSQL)
+	// did not answer; nothing was recorded, and a retry with the same
+	// idempotencyKey is safe.
+	CodeFeedbackStoreUnavailable Code = "feedback_store_unavailable"
+	CodeInternal                 Code = "internal"
 )
 
 // Error is a protocol error: a code, a message that helps the caller fix the
@@ -93,7 +97,7 @@ func StatusFor(code Code) int {
 		return http.StatusForbidden
 	case CodeSessionExpired:
 		return http.StatusGone
-	case CodeRAGFlowUnavailable, CodeSearchUnavailable, CodePolicyUnavailable, CodeSessionStoreUnavailable:
+	case CodeRAGFlowUnavailable, CodeSearchUnavailable, CodePolicyUnavailable, CodeSessionStoreUnavailable, CodeFeedbackStoreUnavailable:
 		return http.StatusServiceUnavailable
 	case CodeIdempotency:
 		return http.StatusConflict
