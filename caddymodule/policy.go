@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,15 @@ type PolicyConfig struct {
 	VerificationKeyID string `json:"verification_key_id,omitempty"`
 	// VerificationScope must match the signature's scope claim when set.
 	VerificationScope string `json:"verification_scope,omitempty"`
+	// DecisionLog writes each decision as an OPA decision-log event to the
+	// logger http.handlers.wikigate.decisions (route it with Caddy's log).
+	DecisionLog *DecisionLogConfig `json:"decision_log,omitempty"`
+}
+
+// DecisionLogConfig is `decision_log [buffer <n>] [mask </input/path>...]`.
+type DecisionLogConfig struct {
+	Buffer int      `json:"buffer,omitempty"`
+	Mask   []string `json:"mask,omitempty"`
 }
 
 // BundleKey is one verification key: a PEM public key file for RS*/ES*/PS*,
@@ -50,6 +60,7 @@ type BundleKey struct {
 //		verification_key    <kid> <alg> <pem file | secret>
 //		verification_key_id <kid>
 //		verification_scope  <scope>
+//		decision_log        [buffer <n>] [mask </input/path>...]
 //	}
 func (p *PolicyConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "policy", map[string]func() error{
@@ -59,6 +70,7 @@ func (p *PolicyConfig) unmarshal(d *caddyfile.Dispenser) error {
 		"verification_key":    func() error { return p.unmarshalKey(d) },
 		"verification_key_id": func() error { return oneArg(d, &p.VerificationKeyID) },
 		"verification_scope":  func() error { return oneArg(d, &p.VerificationScope) },
+		"decision_log":        func() error { return p.unmarshalDecisionLog(d) },
 	}, "verification_key")
 }
 
@@ -117,6 +129,10 @@ func (h *Handler) engineOptions(repl *caddy.Replacer, obs policies.ReloadObserve
 		return opts, nil
 	}
 	opts.SkipTests = p.RequireTests != nil && !*p.RequireTests
+	if p.DecisionLog != nil {
+		opts.DecisionLog = &policies.DecisionLogOptions{Logger: h.logger.Named("decisions"),
+			Buffer: p.DecisionLog.Buffer, Mask: p.DecisionLog.Mask}
+	}
 	if p.Bundle == "" {
 		if len(p.VerificationKeys) > 0 {
 			return opts, fmt.Errorf("policy: verification_key needs a bundle")
@@ -163,4 +179,27 @@ func (k BundleKey) material(repl *caddy.Replacer) (string, error) {
 	}
 	pem, err := os.ReadFile(repl.ReplaceAll(k.KeyFile, ""))
 	return string(pem), err
+}
+
+// unmarshalDecisionLog reads `decision_log [buffer <n>] [mask <path>...]`.
+func (p *PolicyConfig) unmarshalDecisionLog(d *caddyfile.Dispenser) error {
+	p.DecisionLog = &DecisionLogConfig{}
+	for d.NextArg() {
+		switch d.Val() {
+		case "buffer":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			n, err := strconv.Atoi(d.Val())
+			if err != nil || n < 1 {
+				return d.Errf("decision_log buffer: want a positive whole number")
+			}
+			p.DecisionLog.Buffer = n
+		case "mask":
+			p.DecisionLog.Mask = append(p.DecisionLog.Mask, d.RemainingArgs()...)
+		default:
+			return d.Errf("decision_log: unknown option %q (buffer, mask)", d.Val())
+		}
+	}
+	return nil
 }

@@ -28,7 +28,7 @@ var errNoToolGate = errors.New("the policy engine has no tool gate")
 // cannot probe the body schema of a tool it may not use. An allow here only
 // lets the body be read; decide makes the call's decision.
 func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principal, rec *audit.Record) error {
-	ctx, cancel := context.WithTimeout(parent, g.cfg.DecisionTimeout)
+	ctx, cancel := context.WithTimeout(policies.WithDecisionID(parent, rec.RequestID), g.cfg.DecisionTimeout)
 	defer cancel()
 	td, ok := g.deps.Policy.(ToolDecider)
 	if !ok {
@@ -53,7 +53,7 @@ func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principa
 
 // decide asks the policy. Any engine failure denies (fail closed).
 func (g *Gateway) decide(parent context.Context, rt route, c *call) error {
-	ctx, cancel := context.WithTimeout(parent, g.cfg.DecisionTimeout)
+	ctx, cancel := context.WithTimeout(policies.WithDecisionID(parent, c.rec.RequestID), g.cfg.DecisionTimeout)
 	defer cancel()
 	std := c.req.standard()
 	in := policies.Input{

@@ -44,6 +44,9 @@ type Options struct {
 	Bundle *BundleOptions
 	// Observer is told about reloads and revisions (metrics); nil: nobody.
 	Observer ReloadObserver
+	// DecisionLog, when set, writes every decision as an OPA decision-log
+	// event until New's ctx is done.
+	DecisionLog *DecisionLogOptions
 }
 
 // Engine decides calls with the currently loaded policy. It is safe for
@@ -58,6 +61,7 @@ type Engine struct {
 	cacheSize int
 	runTests  bool
 	observer  ReloadObserver
+	dlog      *decisionLog // nil: decision logs off
 	pollMin   time.Duration
 	pollMax   time.Duration
 
@@ -93,6 +97,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("policy from %s: %w", e.src, err)
 	}
 	e.current.Store(p)
+	e.dlog = startDecisionLog(ctx, opts.DecisionLog)
 	if c.activated != nil {
 		c.activated()
 	}
@@ -152,8 +157,15 @@ func (e *Engine) logCacheOff(p *prepared) {
 // Decide evaluates the policy for one call, or answers from the decision
 // cache when the same policy already decided the same input. Any error means
 // deny; the returned Decision then still names the policy revision for the
-// audit record. The Decision is the caller's own copy.
+// audit record. The Decision is the caller's own copy. With decision logs
+// on, the decision is queued as an event (never waiting for the writer).
 func (e *Engine) Decide(ctx context.Context, in Input) (Decision, error) {
+	d, err := e.decide(ctx, in)
+	e.dlog.record(ctx, PathDecision, &in, d, err)
+	return d, err
+}
+
+func (e *Engine) decide(ctx context.Context, in Input) (Decision, error) {
 	p := e.current.Load()
 	denied := Decision{Revision: p.revision}
 	if err := ctx.Err(); err != nil {

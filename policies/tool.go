@@ -52,6 +52,12 @@ func (e *Engine) logToolGateMissing(p *prepared) {
 // deny, as for Decide; a policy without the gate is
 // ErrUndefinedDecision. Decisions are cached like Decide's.
 func (e *Engine) DecideTool(ctx context.Context, in Input) (Decision, error) {
+	d, err := e.decideTool(ctx, in)
+	e.dlog.record(ctx, PathToolDecision, &in, d, err)
+	return d, err
+}
+
+func (e *Engine) decideTool(ctx context.Context, in Input) (Decision, error) {
 	p := e.current.Load()
 	denied := Decision{Revision: p.revision}
 	if err := ctx.Err(); err != nil {

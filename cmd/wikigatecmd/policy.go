@@ -20,7 +20,7 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "policy",
-		Usage: "build [-o bundle.tar.gz] [--revision R] [--signing-key K]",
+		Usage: "build|replay|explain ...",
 		Short: "Builds an OPA bundle from the policy folder (no opa binary needed)",
 		Long: `Writes rego/ (policy and data, never *_test.rego) as an OPA bundle, the
 format opa build writes, after its tests pass: serve it to gates configured
@@ -28,8 +28,10 @@ with policy { bundle <url> }.
 
   wikigate policy build -o bundle.tar.gz --revision 2026-05-01.1
   wikigate policy build --signing-key team.pem --signing-alg ES256 --key-id team
-  wikigate policy build --signing-key env:BUNDLE_SECRET --signing-alg HS256`,
-		CobraFunc: func(cmd *cobra.Command) { cmd.AddCommand(policyBuildCommand()) },
+  wikigate policy build --signing-key env:BUNDLE_SECRET --signing-alg HS256
+
+Replays recorded decisions against a candidate policy (policy replay).`,
+		CobraFunc: func(cmd *cobra.Command) { cmd.AddCommand(policyBuildCommand(), policyReplayCommand()) },
 	})
 }
 
