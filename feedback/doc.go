@@ -18,7 +18,9 @@
 //
 // All of it happens in one bbolt read-write transaction per submission;
 // bbolt runs one writer at a time, so concurrent identical submissions
-// merge into one record instead of racing.
+// merge into one record instead of racing. For several gates, pgstore
+// keeps the same records in PostgreSQL with the same semantics; the
+// gateway sees either through Submitter.
 //
 // The optional Sink (GitHubSink) is an outbox: a submission commits locally
 // with its occurrence pending and returns at once; a background loop (woken

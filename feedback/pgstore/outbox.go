@@ -38,7 +38,9 @@ type claimed struct {
 }
 
 // SyncPending tells the sink every pending occurrence, one record at a
-// time, until none is left or the sink fails. Each record is claimed with
+// time, until none is left or the sink or database is out of reach. A
+// record the sink refuses otherwise (a bad request) keeps its lease, which
+// defers it for leaseTime while the others go on. Each record is claimed with
 // FOR UPDATE SKIP LOCKED and a lease, so across all gates exactly one
 // talks to the sink about a record at a time; the claim also records the
 // intent to create an issue, committed before the sink is called.
@@ -46,19 +48,23 @@ func (s *Store) SyncPending(ctx context.Context) error {
 	if s.sink == nil {
 		return nil
 	}
+	var errs []error
 	for range maxStepsPerRound {
 		if err := ctx.Err(); err != nil {
-			return err
+			return errors.Join(append(errs, err)...)
 		}
 		c, ok, err := s.claim(ctx)
 		if err != nil || !ok {
-			return err
+			return errors.Join(append(errs, err)...)
 		}
 		if err := s.syncClaimed(ctx, c); err != nil {
-			return err
+			errs = append(errs, err)
+			if errors.Is(err, feedback.ErrSinkUnavailable) || errors.Is(err, feedback.ErrUnavailable) {
+				break
+			}
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // claim leases the oldest pending record nobody holds (or whose holder's
@@ -95,7 +101,9 @@ func (s *Store) syncClaimed(ctx context.Context, c claimed) error {
 	}
 	ref, err := s.callSink(context.WithoutCancel(ctx), c, step)
 	if err != nil {
-		_ = s.release(ctx, c, nil)
+		if errors.Is(err, feedback.ErrSinkUnavailable) {
+			_ = s.release(ctx, c, nil) // retried by the next round, on any gate
+		}
 		return fmt.Errorf("syncing feedback record %s: %w", c.sr.ID, err)
 	}
 	return s.release(ctx, c, &applied{step: step, ref: ref})

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -73,4 +74,40 @@ func drain(t *testing.T, a, b *Store) {
 		}
 	}
 	t.Fatal("outbox not drained within 10s")
+}
+
+// refusingSink refuses one record's create as a bad request (not an
+// outage) and creates every other record's issue.
+type refusingSink struct {
+	fakeSink
+	refuse string // question refused
+}
+
+func (r *refusingSink) Sync(ctx context.Context, rec feedback.Record, c feedback.Caller) (feedback.IssueRef, error) {
+	if rec.Question == r.refuse {
+		return feedback.IssueRef{}, errors.New("github: status 422: Validation Failed")
+	}
+	return r.fakeSink.Sync(ctx, rec, c)
+}
+
+// A record GitHub refuses does not hold up the records after it.
+func TestRefusedRecordDoesNotBlockOthers(t *testing.T) {
+	sink := &refusingSink{fakeSink: fakeSink{issues: map[string]feedback.IssueRef{}}, refuse: "refused"}
+	_, a, _ := twoGates(t, feedback.Options{Sink: sink, SyncInterval: time.Hour})
+	for _, q := range []string{"refused", "fine"} {
+		if _, err := a.Submit(context.Background(), sub(q, "agent", ""), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_ = a.SyncPending(context.Background())
+		if creates, _, _ := sink.counts(); creates == 1 {
+			recs, _ := a.List(context.Background(), "")
+			if len(recs) != 2 || recs[0].Issue != nil || recs[1].Issue == nil {
+				t.Fatalf("records: %+v", recs)
+			}
+			return
+		}
+	}
+	t.Fatal("the record after a refused one never got its issue")
 }
