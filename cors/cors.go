@@ -20,8 +20,10 @@ const DefaultMaxAge = 10 * time.Minute
 var DefaultPaths = []string{"/answer/"}
 
 // DefaultHeaders are the request headers a page may send: its SSO token,
-// the JSON body's type, a session token and its own request id.
-var DefaultHeaders = []string{"Authorization", "Content-Type", "X-Session-Token", "X-Request-Id"}
+// the JSON body's type, a session token, its own request id, and the
+// client name the meilisearch JS client always sends (the
+// Meilisearch-compatible search routes).
+var DefaultHeaders = []string{"Authorization", "Content-Type", "X-Session-Token", "X-Request-Id", "X-Meilisearch-Client"}
 
 // exposed are the response headers a page's script may read.
 const exposed = "X-Request-Id, Retry-After, WWW-Authenticate"

@@ -28,7 +28,7 @@ func TestPreflightFromAnAllowedOrigin(t *testing.T) {
 	h := w.Header()
 	if w.Code != 204 || h.Get("Access-Control-Allow-Origin") != "https://DOCS.example.com" ||
 		h.Get("Access-Control-Allow-Methods") != "POST" || h.Get("Access-Control-Max-Age") != "300" ||
-		h.Get("Access-Control-Allow-Headers") != "Authorization, Content-Type, X-Session-Token, X-Request-Id" ||
+		h.Get("Access-Control-Allow-Headers") != "Authorization, Content-Type, X-Session-Token, X-Request-Id, X-Meilisearch-Client" ||
 		h.Get("Access-Control-Allow-Credentials") != "" {
 		t.Fatalf("%d %v", w.Code, h)
 	}

@@ -146,3 +146,19 @@ func directMeili(t *testing.T, g *gate, body string) []any {
 	}
 	return r.json(t)["hits"].([]any)
 }
+
+// A docs page of an allowed origin may call the Meilisearch-compatible
+// routes from the browser: the preflight allows the X-Meilisearch-Client
+// header the meilisearch JS client always sends.
+func TestPeopleMeiliCompatiblePreflight(t *testing.T) {
+	const docs = "https://docs.example.com"
+	g := startGate(t, gateOptions{extraOptions: "cors {\n allowed_origins " + docs + "\n}"})
+	req, _ := http.NewRequest(http.MethodOptions, g.url+"/answer/meilisearch/multi-search", nil)
+	req.Header.Set("Origin", docs)
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type,x-meilisearch-client")
+	r := g.do(req)
+	if r.Status != 204 || r.Header.Get("Access-Control-Allow-Origin") != docs || !strings.Contains(r.Header.Get("Access-Control-Allow-Headers"), "X-Meilisearch-Client") {
+		t.Fatalf("preflight: %d %v", r.Status, r.Header)
+	}
+}
