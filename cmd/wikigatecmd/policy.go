@@ -21,7 +21,7 @@ func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "policy",
 		Usage: "build|replay|explain ...",
-		Short: "Builds an OPA bundle from the policy folder (no opa binary needed)",
+		Short: "Builds policy bundles, replays recorded decisions and explains one (no opa binary needed)",
 		Long: `Writes rego/ (policy and data, never *_test.rego) as an OPA bundle, the
 format opa build writes, after its tests pass: serve it to gates configured
 with policy { bundle <url> }.
@@ -32,7 +32,9 @@ with policy { bundle <url> }.
 
 Replays recorded decisions against a candidate policy (policy replay) and
 explains one decision (policy explain).`,
-		CobraFunc: func(cmd *cobra.Command) { cmd.AddCommand(policyBuildCommand(), policyReplayCommand(), policyExplainCommand()) },
+		CobraFunc: func(cmd *cobra.Command) {
+			cmd.AddCommand(policyBuildCommand(), policyReplayCommand(), policyExplainCommand())
+		},
 	})
 }
 
