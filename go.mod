@@ -23,7 +23,10 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-require go.uber.org/atomic v1.12.0 // indirect
+require (
+	github.com/go-redis/redis_rate/v10 v10.0.1
+	go.uber.org/atomic v1.12.0 // indirect
+)
 
 require (
 	cel.dev/cel-go v0.32.0 // indirect

@@ -168,6 +168,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 // provisionStores opens the session and feedback stores (shared across
 // config reloads through the usage pool).
 func (h *Handler) provisionStores(repl *caddy.Replacer, cfg *gateway.Config, deps *gateway.Deps) error {
+	if err := h.provisionQuotas(repl, deps); err != nil {
+		return err
+	}
 	if h.Sessions == nil {
 		h.Sessions = new(SessionsConfig)
 	}

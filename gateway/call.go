@@ -181,6 +181,11 @@ func (g *Gateway) admit(ctx context.Context, in callIn, p identity.Principal, bo
 	if err := g.decide(ctx, in.rt, c); err != nil {
 		return nil, err
 	}
+	// Limits come after the decision (they are the policy's) and before
+	// the tool, so a limited call uses up no session or idempotency key.
+	if err := g.enforceLimits(ctx, in.r, c); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

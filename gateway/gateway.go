@@ -19,6 +19,7 @@ import (
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/quota"
 	"github.com/wikigate/wikigate/ratelimit"
 	"github.com/wikigate/wikigate/sessions"
 	"github.com/wikigate/wikigate/stream"
@@ -89,7 +90,10 @@ type Deps struct {
 	// KeyStore, when set, is reported by /healthz (a key file that does
 	// not parse refuses every key until it is fixed).
 	KeyStore interface{ LastError() error }
-	Logger   *zap.Logger
+	// Quotas keeps the budgets of the policy's rate limits (decision
+	// limits); nil keeps them in this process (quota.Memory).
+	Quotas quota.Store
+	Logger *zap.Logger
 }
 
 // Gateway serves the protocol routes.
@@ -133,6 +137,9 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		deps.Audit = audit.NewLogger(nil, false)
 	}
 	applyFeedbackDefaults(&cfg.FeedbackLimit)
+	if deps.Quotas == nil {
+		deps.Quotas = quota.NewMemory()
+	}
 	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller),
 		feedbackLimits: ratelimit.New(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}
 	g.routes = g.routeTable()

@@ -87,5 +87,6 @@ func writeMeiliError(w http.ResponseWriter, err error, pe *protocol.Error) {
 	case protocol.CodeRateLimited:
 		w.Header().Set("Retry-After", strconv.Itoa(pe.RetryAfterSeconds()))
 	}
+	copyHeader(w.Header(), pe.Header)
 	writeJSON(w, pe.Status, meiliErrorBody{Message: pe.Message, Code: meiliCode(err, pe), Type: meiliType(pe.Status), Link: meiliErrorLink})
 }

@@ -71,6 +71,7 @@ func writeError(w http.ResponseWriter, reqID string, e *protocol.Error) {
 	if e.Code == protocol.CodeRateLimited {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds()))
 	}
+	copyHeader(w.Header(), e.Header)
 	writeJSON(w, e.Status, protocol.ErrorBody{Error: protocol.ErrorDetail{Code: e.Code, Message: e.Message, RequestID: reqID}})
 }
 

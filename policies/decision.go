@@ -29,7 +29,10 @@ type Decision struct {
 	// Pages are the requested get_page paths the caller may read, each
 	// inside Scope.ProjectPaths; the gateway fetches only these and reports
 	// the other requested pages as forbidden_scope one by one.
-	Pages    []string
+	Pages []string
+	// Limits are the call's rate limits, enforced once it is decided and
+	// before its tool runs; none when the policy sets none.
+	Limits   []Limit
 	Revision string // revision of the policy that decided
 }
 
@@ -63,6 +66,7 @@ type wireDecision struct {
 	Write        bool
 	WriteTools   []string
 	Pages        []string
+	Limits       []Limit
 }
 
 func (w wireDecision) toDecision() (Decision, error) {
@@ -86,6 +90,7 @@ func (w wireDecision) toDecision() (Decision, error) {
 		Write:      w.Write,
 		WriteTools: w.WriteTools,
 		Pages:      w.Pages,
+		Limits:     w.Limits,
 	}, nil
 }
 

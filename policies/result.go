@@ -93,7 +93,10 @@ func readWireDecision(o ast.Object) (wireDecision, error) {
 	if w.WriteTools, err = readStrings(o, "write_tools"); err != nil {
 		return w, err
 	}
-	w.Pages, err = readStrings(o, "pages")
+	if w.Pages, err = readStrings(o, "pages"); err != nil {
+		return w, err
+	}
+	w.Limits, err = readLimits(o)
 	return w, err
 }
 

@@ -15,6 +15,7 @@ type WireDecision struct {
 	Index        string              `json:"index,omitempty"`
 	Write        bool                `json:"write,omitempty"`
 	Pages        []string            `json:"pages,omitempty"`
+	Limits       []Limit             `json:"limits,omitempty"`
 }
 
 // WireOf is d as the policy wrote it.
@@ -24,5 +25,5 @@ func WireOf(d Decision) WireDecision {
 	}
 	scope := d.Scope
 	return WireDecision{Allow: true, Scope: &scope, ProjectPaths: d.Scope.ProjectPaths, Datasets: d.Datasets,
-		Index: d.Index, Write: d.Write, Pages: d.Pages}
+		Index: d.Index, Write: d.Write, Pages: d.Pages, Limits: d.Limits}
 }

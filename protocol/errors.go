@@ -41,7 +41,11 @@ const (
 	// did not answer; nothing was recorded, and a retry with the same
 	// idempotencyKey is safe.
 	CodeFeedbackStoreUnavailable Code = "feedback_store_unavailable"
-	CodeInternal                 Code = "internal"
+	// CodeRateLimitUnavailable: the shared rate-limit store (Redis) did
+	// not answer, so the call's budget is unknown; it is refused rather
+	// than run unlimited.
+	CodeRateLimitUnavailable Code = "rate_limit_unavailable"
+	CodeInternal             Code = "internal"
 )
 
 // Error is a protocol error: a code, a message that helps the caller fix the
@@ -54,6 +58,9 @@ type Error struct {
 	// RetryAfter, for rate_limited, is the wait in seconds the caller is
 	// told in Retry-After; zero means DefaultRetryAfterSeconds.
 	RetryAfter int
+	// Header holds further response headers the error travels with
+	// (a rate limit's RateLimit and RateLimit-Policy).
+	Header http.Header
 }
 
 // DefaultRetryAfterSeconds is the Retry-After of a 429 that names no wait of
@@ -97,7 +104,8 @@ func StatusFor(code Code) int {
 		return http.StatusForbidden
 	case CodeSessionExpired:
 		return http.StatusGone
-	case CodeRAGFlowUnavailable, CodeSearchUnavailable, CodePolicyUnavailable, CodeSessionStoreUnavailable, CodeFeedbackStoreUnavailable:
+	case CodeRAGFlowUnavailable, CodeSearchUnavailable, CodePolicyUnavailable, CodeSessionStoreUnavailable, CodeFeedbackStoreUnavailable,
+		CodeRateLimitUnavailable:
 		return http.StatusServiceUnavailable
 	case CodeIdempotency:
 		return http.StatusConflict

@@ -32,6 +32,7 @@ decision := {"allow": false, "code": d.code, "reason": d.reason} if {
 	"write": may_write,
 	"write_tools": caller_write_tools,
 	"pages": readable_pages,
+	"limits": limits,
 } if {
 	requested_tool in caller_tools
 	count(datasets) > 0
