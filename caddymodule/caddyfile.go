@@ -127,6 +127,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			max_per_caller <n>
 //			retry_after    <duration>
 //		}
+//		widget {
+//			demo on|off
+//		}
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
@@ -151,6 +154,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"mcp":              func() error { h.MCP = new(MCPConfig); return h.MCP.unmarshal(d) },
 		"cors":             func() error { h.CORS = new(CORSConfig); return h.CORS.unmarshal(d) },
 		"streaming":        func() error { h.Streaming = new(StreamingConfig); return h.Streaming.unmarshal(d) },
+		"widget":           func() error { h.Widget = new(WidgetConfig); return h.Widget.unmarshal(d) },
 	})
 }
 

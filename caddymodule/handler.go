@@ -22,6 +22,7 @@ import (
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/widget"
 )
 
 func init() {
@@ -80,6 +81,8 @@ type Handler struct {
 	CORS *CORSConfig `json:"cors,omitempty"`
 	// Streaming tunes streamed answers (Accept: text/event-stream).
 	Streaming *StreamingConfig `json:"streaming,omitempty"`
+	// Widget serves the <wikigate-ask> component (and a demo page).
+	Widget *WidgetConfig `json:"widget,omitempty"`
 
 	gw       *gateway.Gateway
 	auth     *identity.Authenticator
@@ -90,6 +93,7 @@ type Handler struct {
 	mcp      *mcp.Handler
 	mcpPaths []string // the endpoint first, then its metadata documents
 	cors     *cors.Policy
+	widget   *widget.Handler // nil without the widget block
 }
 
 // CaddyModule returns the Caddy module information.
@@ -138,6 +142,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Stream:          h.Streaming.streamConfig(),
 	}
 	h.cors = h.CORS.policy()
+	h.widget = h.Widget.handler()
 	deps := gateway.Deps{
 		Auth:   h.auth,
 		Policy: engine,
@@ -242,12 +247,13 @@ func (h *Handler) Cleanup() error {
 	return nil
 }
 
-// ServeHTTP hands the request to the MCP endpoint or the gateway.
+// ServeHTTP hands the request to the MCP endpoint, the widget's files or
+// the gateway.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	if h.cors.Handle(w, r) { // a preflight of a covered route: answered here
 		return nil
 	}
-	if h.serveMCP(w, r) {
+	if h.serveMCP(w, r) || h.widget.Serve(w, r) {
 		return nil
 	}
 	h.gw.ServeHTTP(w, r)
