@@ -1,0 +1,152 @@
+// The <wikigate-ask> widget on the gate's /demo/ page, in headless Chromium
+// (run by integration/widget_browser_test.go). Env: WIKIGATE_URL (the gate),
+// CHROMIUM_PATH, WIKIGATE_ARTIFACTS (where the screenshot goes),
+// WIKIGATE_SAMPLEWIKI (the wiki's pages, to check what citations point at).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import puppeteer from "puppeteer-core";
+
+const gate = process.env.WIKIGATE_URL;
+const artifacts = process.env.WIKIGATE_ARTIFACTS;
+const wiki = process.env.WIKIGATE_SAMPLEWIKI;
+const W = "wikigate-ask >>> "; // puppeteer's shadow-piercing combinator
+
+let browser, page;
+const requests = [];
+
+before(async () => {
+  browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM_PATH,
+    headless: true,
+    // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+    args: ["--no-sandbox", "--disable-dev-shm-usage"],
+  });
+  page = await browser.newPage();
+  await page.setViewport({ width: 900, height: 900 });
+  page.on("request", (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
+  const res = await page.goto(`${gate}/demo/`, { waitUntil: "networkidle0" });
+  assert.equal(res.status(), 200);
+});
+
+after(async () => browser?.close());
+
+// statusOfPage reads the front matter of the wiki page a docs URL names.
+function statusOfPage(href) {
+  const path = new URL(href).pathname.replace(/\/$/, "/index");
+  const file = join(wiki, "main", "publish", `${path}.md`);
+  assert.ok(existsSync(file), `citation ${href} names no published page (${file})`);
+  return /^status:\s*(\S+)/m.exec(readFileSync(file, "utf8"))?.[1];
+}
+
+// watchAnswer counts, in the page, the states the streamed (provisional)
+// text goes through before the result replaces it.
+async function watchAnswer() {
+  await page.evaluate(() => {
+    const root = document.querySelector("wikigate-ask").shadowRoot;
+    window.__states = [];
+    const obs = new MutationObserver(() => {
+      const turns = root.querySelectorAll(".turn");
+      const p = turns[turns.length - 1]?.querySelector(".provisional");
+      const s = window.__states;
+      if (p && s[s.length - 1] !== p.textContent) s.push(p.textContent);
+    });
+    obs.observe(root.querySelector(".turns"), { childList: true, subtree: true, characterData: true });
+  });
+}
+
+// inWidget waits for a selector inside the widget's shadow root and returns
+// the element. (waitForSelector with ">>>" did not see into it.)
+async function inWidget(selector, timeout = 30000) {
+  await page.waitForFunction(
+    (sel) => document.querySelector("wikigate-ask")?.shadowRoot?.querySelector(sel),
+    { timeout }, selector,
+  );
+  return page.$(W + selector);
+}
+
+async function askByKeyboard(question) {
+  const input = await page.$(`${W}#wg-question`);
+  await input.click({ count: 3 });
+  await page.keyboard.type(question);
+  await page.keyboard.press("Enter");
+}
+
+test("search lists approved pages", async () => {
+  await page.$(`${W}#wg-search`).then((i) => i.click());
+  await page.keyboard.type("agent memory");
+  await page.keyboard.press("Enter");
+  await inWidget(".hits a");
+  const hrefs = await page.$$eval(`${W}.hits a`, (as) => as.map((a) => a.href));
+  assert.ok(hrefs.length > 0);
+  for (const h of hrefs) assert.equal(statusOfPage(h), "approved", h);
+});
+
+test("an answer streams in steps, then shows numbered citations to in-scope pages", async () => {
+  await watchAnswer();
+  await askByKeyboard("How do I configure agent memory?");
+  await inWidget(".turn .citations a");
+  const states = await page.evaluate(() => window.__states);
+  assert.ok(states.length >= 2, `streamed text arrived in ${states.length} step(s): ${JSON.stringify(states)}`);
+  console.log(`streamed text arrived in ${states.length} steps`);
+
+  const turn = await page.$(`${W}.turn:last-of-type`);
+  const answer = await turn.$eval(".answer", (e) => e.textContent);
+  const provisionalLeft = await turn.$$(".provisional");
+  assert.equal(provisionalLeft.length, 0, "the result replaced the provisional text");
+  assert.equal(answer.trim(), states[states.length - 1].trim(), "the deltas add up to the result's answer");
+  const cites = await turn.$$eval(".citations li a", (as) => as.map((a) => a.href));
+  const refs = await turn.$$eval(".answer a.ref", (as) => as.map((a) => a.textContent));
+  assert.ok(refs.length > 0, "the answer carries [n] references");
+  for (const r of refs) {
+    const n = Number(r.slice(1, -1));
+    assert.ok(n >= 1 && n <= cites.length, `${r} names one of ${cites.length} citations`);
+  }
+  for (const c of cites) assert.equal(statusOfPage(c), "approved", c);
+  const confidence = await turn.$eval(".confidence", (e) => e.textContent);
+  assert.match(confidence, /^Confidence: (high|medium|low)$/);
+  const live = await turn.$eval(".answer", (e) => [e.getAttribute("aria-live"), e.getAttribute("aria-busy")]);
+  assert.deepEqual(live, ["polite", "false"]);
+  // focus is back in the question box for a follow-up
+  await page.waitForFunction(() => document.querySelector("wikigate-ask").shadowRoot.activeElement?.id === "wg-question");
+
+  const shot = join(artifacts, "widget-answered.png");
+  await page.screenshot({ path: shot, fullPage: true });
+  console.log(`screenshot of the answered state: ${shot}`);
+});
+
+test("a follow-up is a turn of the same session", async () => {
+  await askByKeyboard("How do I use Redis as the memory store?");
+  await page.waitForFunction(
+    () => document.querySelector("wikigate-ask").shadowRoot.querySelectorAll(".turn .answer[aria-busy=false]").length === 2,
+    { timeout: 30000 },
+  );
+  const creates = requests.filter((r) => r === "POST /answer/sessions");
+  const turns = requests.filter((r) => /^POST \/answer\/sessions\/[^/]+\/turns$/.test(r));
+  assert.equal(creates.length, 1, requests.join("\n"));
+  assert.equal(turns.length, 2, requests.join("\n"));
+});
+
+test("an unanswerable question offers to report the gap, and the report is recorded", async () => {
+  await askByKeyboard("What is the office catering menu?");
+  const button = await inWidget(".turn:last-of-type .noanswer button");
+  assert.equal(await button.evaluate((b) => b.textContent), "Report this gap");
+  const reported = page.evaluate(() => new Promise((resolve) => {
+    document.querySelector("wikigate-ask").addEventListener("wikigate-feedback", (e) => resolve(e.detail), { once: true });
+  }));
+  const response = page.waitForResponse((r) => new URL(r.url()).pathname === "/answer/feedback");
+  await button.focus();
+  await page.keyboard.press("Enter");
+  const res = await response;
+  assert.equal(res.status(), 200);
+  const body = await res.json();
+  assert.equal(body.created, true);
+  assert.equal(body.record.eventType, "qa_no_answer");
+  const { action, record } = await reported;
+  assert.equal(record.dedupeKey, action.dedupeKey, "the report merges under the no-answer's dedupeKey");
+  const note = await inWidget(".turn:last-of-type .noanswer [role=status]");
+  assert.match(await note.evaluate((n) => n.textContent), /gap was reported/);
+  const focused = await page.evaluate(() => document.querySelector("wikigate-ask").shadowRoot.activeElement?.textContent);
+  assert.match(focused ?? "", /gap was reported/, "focus moved to the confirmation");
+});
