@@ -107,6 +107,11 @@ export WIKIGATE_MEILI_KEY="bench-meili-key"
 WIKIGATE_RAGFLOW_KEY="ragflow-bench$(random_hex 16)"
 export WIKIGATE_RAGFLOW_KEY WIKIGATE_RAGFLOW_DEV_KEY=$WIKIGATE_RAGFLOW_KEY
 
+# The team's policy without its rate limits (one agent sends thousands of
+# calls a second here; the shipped limits would make the run measure 429s).
+export WIKIGATE_BENCH_POLICY="$OUT/policy"
+go run ./bench/internal/unlimited rego "$WIKIGATE_BENCH_POLICY"
+
 start standin "$OUT/standin" -addr "$STANDIN" -size 4096
 start devbackends ./wikigate run --config bench/devbackends.Caddyfile --adapter caddyfile
 start caddy ./wikigate run --config bench/Caddyfile --adapter caddyfile

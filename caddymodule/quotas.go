@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
 
 	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/quota"
@@ -40,6 +41,13 @@ func (h *Handler) provisionQuotas(repl *caddy.Replacer, deps *gateway.Deps) erro
 		return fmt.Errorf("rate limits: %w", err)
 	}
 	h.poolKeys = append(h.poolKeys, key)
-	deps.Quotas = quota.NewRedis(v.(redisQuotas).rdb, conn.Prefix())
+	logger := h.logger
+	deps.Quotas = &quota.Fallback{
+		Primary: quota.NewRedis(v.(redisQuotas).rdb, conn.Prefix()),
+		Local:   quota.NewMemory(),
+		OnFallback: func(err error) {
+			logger.Warn("rate-limit store unreachable; counting this gate's calls locally until it is back", zap.Error(err))
+		},
+	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,29 @@ func limitedPolicy(t *testing.T, n string) string {
 	s := strings.Replace(string(raw), `"agents": {"search": 1200`, `"agents": {"search": `+n, 1)
 	s = strings.Replace(s, `"anonymous": {"search": 120`, `"anonymous": {"search": `+n, 1)
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// unlimitedPolicy is the team's policy without its rate limits, for tests
+// of other budgets (the anonymous session store) that need thousands of
+// calls from one address within a minute.
+func unlimitedPolicy(t *testing.T) string {
+	t.Helper()
+	dir := copyDir(t, "../rego")
+	path := filepath.Join(dir, "data.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	delete(data, "limits")
+	out, _ := json.Marshal(data)
+	if err := os.WriteFile(path, out, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -63,7 +63,9 @@ func (tap *ragflowTap) lastPrompt() string {
 
 func startTappedGate(t *testing.T, sessions string) (*gate, *ragflowTap) {
 	tap, tapURL := newRAGFlowTap(t)
-	g := startGate(t, gateOptions{ragflowURL: tapURL, extraOptions: "sessions {\n" + sessions + "\n}"})
+	// Without the policy's rate limits: these tests are about the session
+	// store's own budgets, which take thousands of creates to reach.
+	g := startGate(t, gateOptions{ragflowURL: tapURL, policyDir: unlimitedPolicy(t), extraOptions: "sessions {\n" + sessions + "\n}"})
 	u, _ := url.Parse(g.ragURL)
 	tap.upstream.Store(u)
 	return g, tap
