@@ -10,18 +10,31 @@ import (
 )
 
 // BenchmarkStatelessSearch is the in-process cost of one 2026-07-28
-// tools/call search through this package and the SDK, without the network
-// and with a gate that answers at once; BenchmarkGateOnly is that gate call
-// and the JSON an HTTP route would write. The difference is what MCP adds
-// per call (phase 2 reports it next to bench run B).
-func BenchmarkStatelessSearch(b *testing.B) {
+// tools/call search through this package (the fast path, serveFast),
+// without the network and with a gate that answers at once;
+// BenchmarkStatelessSearchSDK is the same call answered by the SDK, and
+// BenchmarkGateOnly is that gate call and the JSON an HTTP route would
+// write. The difference is what MCP adds per call (bench run M reports it
+// next to run B).
+func BenchmarkStatelessSearch(b *testing.B) { benchStateless(b, false, "tools/call") }
+
+func BenchmarkStatelessSearchSDK(b *testing.B) { benchStateless(b, true, "tools/call") }
+
+// BenchmarkStatelessList is one 2026-07-28 tools/list (fast path).
+func BenchmarkStatelessList(b *testing.B) { benchStateless(b, false, "tools/list") }
+
+func benchStateless(b *testing.B, sdk bool, method string) {
 	h, err := New(Config{Enabled: true}, newFakeGate(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"question":"agent memory"},` +
-		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	h.noFast = sdk
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"question":"agent memory"},` + meta + `}}`
+	if method == "tools/list" {
+		body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
@@ -29,8 +42,10 @@ func BenchmarkStatelessSearch(b *testing.B) {
 		r.Header.Set("Accept", "application/json, text/event-stream")
 		r.Header.Set("Authorization", "Bearer agent:coder")
 		r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-		r.Header.Set("Mcp-Method", "tools/call")
-		r.Header.Set("Mcp-Name", "search")
+		r.Header.Set("Mcp-Method", method)
+		if method == "tools/call" {
+			r.Header.Set("Mcp-Name", "search")
+		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		if w.Code != http.StatusOK {

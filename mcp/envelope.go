@@ -46,6 +46,7 @@ type message struct {
 	ID          jsontext.Value // nil for notifications and responses
 	Name        string         // params.name (tools/call, prompts/get) or params.uri (resources/read)
 	MetaVersion string         // params._meta protocol version (stateless requests)
+	body        []byte         // the whole message, for the fast path (serveFast)
 }
 
 // envelope is a JSON-RPC 2.0 message; unknown members are refused so that
@@ -97,6 +98,7 @@ func readMessage(r *http.Request, limit int64) (*message, *refusal) {
 		ref.id = msg.ID
 		return nil, ref
 	}
+	msg.body = body
 	return msg, nil
 }
 

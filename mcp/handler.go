@@ -27,6 +27,11 @@ type Handler struct {
 	stateful  http.Handler
 	sessions  *sessionTable
 	exchanges exchanges
+
+	impl           *mcpsdk.Implementation // the server's identity, on every server
+	serverMeta     mcpsdk.Meta            // _meta of fast-path results (serveFast)
+	serverMetaJSON []byte                 // the same, as the SDK encodes it
+	noFast         bool                   // tests: answer everything through the SDK
 }
 
 // New builds the handler. cfg is completed with its defaults and checked.
@@ -43,6 +48,9 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, gate: gate, origins: newOriginPolicy(cfg.AllowedOrigins), log: log,
 		sessions: newSessionTable(cfg.MaxSessionsPerCaller)}
+	h.impl = &mcpsdk.Implementation{Name: "wikigate", Title: "wikigate wiki tools", Version: Version}
+	h.serverMeta = serverInfoMeta(h.impl)
+	h.serverMetaJSON = mustJSON(h.serverMeta)
 	h.shared = h.newServer(nil)
 	h.stateless = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
 		Stateless: true, Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, PropagateRequestCancellation: true,
@@ -99,6 +107,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	ex := &exchange{caller: c, msg: msg, r: r}
 	if msg.stateless(r.Header) {
+		if h.serveFast(w, r, ex) {
+			return
+		}
 		h.serve(h.stateless, w, r, ex)
 		return
 	}

@@ -44,7 +44,7 @@ func (h *Handler) newServer(s *session) *mcpsdk.Server {
 		id := s.id
 		opts.GetSessionID = func() string { return id }
 	}
-	srv := mcpsdk.NewServer(&mcpsdk.Implementation{Name: "wikigate", Title: "wikigate wiki tools", Version: Version}, opts)
+	srv := mcpsdk.NewServer(h.impl, opts)
 	for i := range toolDefs {
 		srv.AddTool(toolObjects[i], h.toolHandler(toolDefs[i].name))
 	}

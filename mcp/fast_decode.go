@@ -1,0 +1,102 @@
+package mcp
+
+import (
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// fastRequest is a stateless tools/call or tools/list in the only shape
+// the fast path answers. Decoding is strict (exact member names, no
+// unknown members, no duplicates, valid UTF-8), so everything it accepts
+// the SDK's lenient decoder reads the same way; anything else (a progress
+// token, a log level, a cursor, icons in clientInfo...) fails here and the
+// request goes to the SDK, which answers it as it always did.
+type fastRequest struct {
+	JSONRPC string         `json:"jsonrpc"`
+	ID      jsontext.Value `json:"id"`
+	Method  string         `json:"method"`
+	Params  *fastParams    `json:"params"`
+}
+
+type fastParams struct {
+	Name      *string        `json:"name"`
+	Arguments jsontext.Value `json:"arguments,omitzero"`
+	Meta      *fastMeta      `json:"_meta"`
+}
+
+// fastMeta is the SEP-2575 _meta triple; clientInfo is optional there.
+type fastMeta struct {
+	ProtocolVersion    string         `json:"io.modelcontextprotocol/protocolVersion"`
+	ClientInfo         jsontext.Value `json:"io.modelcontextprotocol/clientInfo,omitzero"`
+	ClientCapabilities jsontext.Value `json:"io.modelcontextprotocol/clientCapabilities"`
+}
+
+// fastImplementation is the clientInfo members the SDK decodes as strings.
+type fastImplementation struct {
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Version     string `json:"version"`
+	WebsiteURL  string `json:"websiteUrl"`
+}
+
+// fastCapabilities is the subset of client capabilities the fast path
+// accepts: none, or roots. Anything else goes to the SDK, whose decoder
+// knows the whole type.
+type fastCapabilities struct {
+	Roots *struct {
+		ListChanged bool `json:"listChanged"`
+	} `json:"roots"`
+}
+
+var strict = json.JoinOptions(json.RejectUnknownMembers(true))
+
+// decodeFast reads body as a fast-path request, or reports false.
+func decodeFast(body []byte) (*fastRequest, bool) {
+	var req fastRequest
+	if json.Unmarshal(body, &req, strict) != nil || req.Params == nil || req.Params.Meta == nil {
+		return nil, false
+	}
+	m := req.Params.Meta
+	if m.ProtocolVersion != revisionStateless || m.ClientCapabilities.Kind() != '{' {
+		return nil, false
+	}
+	if json.Unmarshal(m.ClientCapabilities, new(fastCapabilities), strict) != nil {
+		return nil, false
+	}
+	if m.ClientInfo != nil && (m.ClientInfo.Kind() != '{' || json.Unmarshal(m.ClientInfo, new(fastImplementation), strict) != nil) {
+		return nil, false
+	}
+	return &req, simpleID(req.ID)
+}
+
+// simpleID admits ids the SDK echoes back byte for byte: an integer in
+// canonical form that fits an int64, or a string of printable ASCII that
+// needs no escaping. Other ids (1.0, 1e3, "\u00e9") go to the SDK, which
+// may normalize them.
+func simpleID(id jsontext.Value) bool {
+	switch {
+	case len(id) == 0:
+		return false
+	case id[0] == '"':
+		for _, c := range id[1 : len(id)-1] {
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return false
+			}
+		}
+		return true
+	}
+	digits := id
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
