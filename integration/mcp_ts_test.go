@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -13,29 +12,12 @@ import (
 // lockfile pin @modelcontextprotocol/sdk).
 const tsTestDir = "../tests/mcp-ts"
 
-// requireNode reports whether a missing Node.js or node_modules fails the
-// test instead of skipping it (.ci/run sets it, after npm ci).
-func requireNode() bool { return os.Getenv("WIKIGATE_REQUIRE_NODE") == "1" }
-
 // nodeForTS finds node and the installed SDK, or skips (fails under
 // WIKIGATE_REQUIRE_NODE=1) naming what to install.
 func nodeForTS(t *testing.T) string {
 	t.Helper()
-	missing := func(what string) {
-		msg := what + ": install Node.js 20 or newer (Debian package nodejs, with npm) and run `npm ci` in tests/mcp-ts"
-		if requireNode() {
-			t.Fatal(msg + " (WIKIGATE_REQUIRE_NODE=1)")
-		}
-		t.Skip(msg)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(tsTestDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		missing("tests/mcp-ts/node_modules has no @modelcontextprotocol/sdk")
-	}
-	return node
+	return nodeTool{dir: tsTestDir, pkg: "@modelcontextprotocol/sdk",
+		install: "install Node.js 20 or newer (Debian package nodejs, with npm) and run `npm ci` in tests/mcp-ts"}.find(t)
 }
 
 // The official TypeScript SDK client against /mcp on a gate configured like

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -17,21 +16,8 @@ const meiliJSTestDir = "../tests/meili-js"
 // WIKIGATE_REQUIRE_NODE=1) naming what to install.
 func nodeForMeiliJS(t *testing.T) string {
 	t.Helper()
-	missing := func(what string) {
-		msg := what + ": install Node.js 20.19 or newer (Debian package nodejs, with npm) and run `npm ci` in tests/meili-js"
-		if requireNode() {
-			t.Fatal(msg + " (WIKIGATE_REQUIRE_NODE=1)")
-		}
-		t.Skip(msg)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(meiliJSTestDir, "node_modules", "meilisearch", "package.json")); err != nil {
-		missing("tests/meili-js/node_modules has no meilisearch")
-	}
-	return node
+	return nodeTool{dir: meiliJSTestDir, pkg: "meilisearch",
+		install: "install Node.js 20.19 or newer (Debian package nodejs, with npm) and run `npm ci` in tests/meili-js"}.find(t)
 }
 
 // The official meilisearch JS client, unchanged and without a key, against

@@ -17,24 +17,10 @@ const browserTestDir = "../tests/browser"
 // skips (fails under WIKIGATE_REQUIRE_NODE=1) naming what to install.
 func browserTools(t *testing.T) (node, chromium string) {
 	t.Helper()
-	missing := func(what string) {
-		msg := what + ": install the Debian packages nodejs, npm and chromium, and run `npm ci` in tests/browser"
-		if requireNode() {
-			t.Fatal(msg + " (WIKIGATE_REQUIRE_NODE=1)")
-		}
-		t.Skip(msg)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not on PATH")
-	}
-	if chromium, err = exec.LookPath("chromium"); err != nil {
-		missing("chromium is not on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(browserTestDir, "node_modules", "puppeteer-core", "package.json")); err != nil {
-		missing("tests/browser/node_modules has no puppeteer-core")
-	}
-	return node, chromium
+	tool := nodeTool{dir: browserTestDir, pkg: "puppeteer-core",
+		install: "install the Debian packages nodejs, npm and chromium, and run `npm ci` in tests/browser"}
+	node = tool.find(t)
+	return node, tool.lookPath(t, "chromium")
 }
 
 // artifactsDir is where the screenshot goes: WIKIGATE_TEST_ARTIFACTS (CI
