@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -67,23 +66,6 @@ func limitCaller(g *Gateway, limits *ratelimit.Limiter) func(context.Context, *h
 		e.RetryAfter = max(1, int((wait+time.Second-1)/time.Second))
 		return e
 	}
-}
-
-// callerKey names a caller for per-caller limits: the authenticated
-// identity, or for anonymous readers (who share no identity) their address
-// as Caddy sees it behind its trusted proxies (StreamConfig.ClientIP).
-func (g *Gateway) callerKey(r *http.Request, c *call) string {
-	if !c.principal.Anonymous {
-		return c.principal.Type + ":" + c.principal.ID
-	}
-	if g.cfg.Stream.ClientIP != nil {
-		return "anonymous:" + g.cfg.Stream.ClientIP(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "anonymous:" + host
 }
 
 // feedbackEndpointFor is the route a no-answer's create_feedback action

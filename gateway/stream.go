@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"time"
 
@@ -76,7 +75,7 @@ func (g *Gateway) serveStream(w http.ResponseWriter, r *http.Request, reqID, pat
 func (g *Gateway) liveRoute(r *http.Request, rt route, live *liveAnswer) route {
 	run := rt.run
 	rt.run = func(ctx context.Context, c *call) (any, error) {
-		release, ok := g.streams.Acquire(g.streamCaller(r, c))
+		release, ok := g.streams.Acquire(g.callerKey(r, c))
 		if !ok {
 			e := protocol.NewError(protocol.CodeRateLimited, "too many open answer streams for this caller; wait for one to end")
 			e.RetryAfter = int(g.cfg.Stream.RetryAfter.Round(time.Second) / time.Second)
@@ -87,22 +86,6 @@ func (g *Gateway) liveRoute(r *http.Request, rt route, live *liveAnswer) route {
 		return run(ctx, c)
 	}
 	return rt
-}
-
-// streamCaller keys the open-stream limit: the authenticated identity, or
-// for anonymous readers (who share no identity) their address.
-func (g *Gateway) streamCaller(r *http.Request, c *call) string {
-	if !c.principal.Anonymous {
-		return c.principal.Type + ":" + c.principal.ID
-	}
-	if g.cfg.Stream.ClientIP != nil {
-		return "anonymous:" + g.cfg.Stream.ClientIP(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "anonymous:" + host
 }
 
 // liveAnswer is one streamed answer: its writer, and the verifier that
