@@ -5,9 +5,10 @@ import (
 	"net/http"
 )
 
-// callerKey names a caller for per-caller limits (rate limits, people's feedback, open streams): the authenticated
-// identity, or for anonymous readers (who share no identity) their address
-// as Caddy sees it behind its trusted proxies (StreamConfig.ClientIP).
+// callerKey names a caller for every per-caller budget (the policy's rate
+// limits, people's feedback, open streams): the authenticated identity, or
+// for anonymous readers (who share no identity) their address as Caddy
+// sees it behind its trusted proxies (StreamConfig.ClientIP).
 func (g *Gateway) callerKey(r *http.Request, c *call) string {
 	if !c.principal.Anonymous {
 		return c.principal.Type + ":" + c.principal.ID
