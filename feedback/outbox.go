@@ -7,7 +7,6 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	"go.uber.org/zap"
 )
 
 // Sink mirrors records somewhere people triage them (GitHub Issues).
@@ -170,42 +169,7 @@ func (sr *storedRecord) markSynced(count int) {
 // submissions only commit locally and kick it, so it is what reaches the
 // sink. Close stops it and waits for it.
 func (s *Store) startSyncLoop(every time.Duration) {
-	if s.sink == nil {
-		return
-	}
-	if every <= 0 {
-		every = DefaultSyncInterval
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopSync = cancel
-	s.syncDone.Go(func() { s.syncLoop(ctx, every) })
-}
-
-// syncLoop runs a round now (records left pending by an earlier run), after
-// every kick, and every interval (to retry a sink that was down), until ctx
-// ends. Rounds never overlap, so a slow sink delays only the mirror, never
-// a submission.
-func (s *Store) syncLoop(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if err := s.SyncPending(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("feedback sink sync failed; kept pending for retry", zap.Error(err))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.kick:
-		case <-t.C:
-		}
-	}
-}
-
-// kickSync wakes the sync loop without waiting: if a kick is already
-// queued, that round will see this commit too.
-func (s *Store) kickSync() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
+	if s.sink != nil {
+		s.sync = StartSyncLoop(s.SyncPending, every, s.log)
 	}
 }

@@ -1,7 +1,6 @@
 package feedback
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,12 +59,8 @@ type Store struct {
 
 	syncMu sync.Mutex // one sink conversation at a time: two would both create an issue
 
-	// kick wakes the sync loop after a commit. Capacity 1: Submit never
-	// blocks on it, and kicks arriving during a round fold into one more
-	// round, which sees every record committed before it started.
-	kick     chan struct{}
-	stopSync context.CancelFunc
-	syncDone sync.WaitGroup
+	// sync mirrors committed records to the sink; nil without a sink.
+	sync *SyncLoop
 }
 
 // Open opens (creating if needed, with its directory) the bbolt file at
@@ -100,7 +95,7 @@ func Open(path string, o Options) (*Store, error) {
 }
 
 func newStore(o Options) *Store {
-	s := &Store{now: o.Now, sink: o.Sink, log: o.Logger, idemTTL: o.IdempotencyTTL, kick: make(chan struct{}, 1)}
+	s := &Store{now: o.Now, sink: o.Sink, log: o.Logger, idemTTL: o.IdempotencyTTL}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -127,10 +122,7 @@ func createBuckets(tx *bolt.Tx) error {
 // call, bounded by the sink's own timeout), so closing never forgets an
 // issue that was just created.
 func (s *Store) Close() error {
-	if s.stopSync != nil {
-		s.stopSync()
-		s.syncDone.Wait()
-	}
+	s.sync.Stop()
 	return s.db.Close()
 }
 

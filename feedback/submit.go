@@ -55,7 +55,7 @@ func (s *Store) Submit(ctx context.Context, sub Submission, render func(Result) 
 		return Result{}, err
 	}
 	if !res.Replayed && s.sink != nil {
-		s.kickSync()
+		s.sync.Kick()
 	}
 	return res, nil
 }

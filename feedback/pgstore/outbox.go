@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"go.uber.org/zap"
 
 	"github.com/wikigate/wikigate/feedback"
 )
@@ -194,38 +193,7 @@ func insertSplit(ctx context.Context, tx pgx.Tx, seq int64, n *feedback.StoredRe
 
 // startSyncLoop runs the outbox in the background when there is a sink.
 func (s *Store) startSyncLoop(every time.Duration) {
-	if s.sink == nil {
-		return
-	}
-	if every <= 0 {
-		every = feedback.DefaultSyncInterval
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopSync = cancel
-	s.syncDone.Go(func() { s.syncLoop(ctx, every) })
-}
-
-// syncLoop runs a round at start, after each kick and every interval (a
-// sink or database that was down heals without a caller), until ctx ends.
-func (s *Store) syncLoop(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if err := s.SyncPending(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("feedback sink sync failed; kept pending for retry", zap.Error(err))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.kick:
-		case <-t.C:
-		}
-	}
-}
-
-func (s *Store) kickSync() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
+	if s.sink != nil {
+		s.sync = feedback.StartSyncLoop(s.SyncPending, every, s.log)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -50,9 +49,8 @@ type Store struct {
 	timeout time.Duration
 	owner   string
 
-	kick     chan struct{}
-	stopSync context.CancelFunc
-	syncDone sync.WaitGroup
+	// sync mirrors committed records to the sink; nil without a sink.
+	sync *feedback.SyncLoop
 }
 
 // Open connects, applies the schema migrations and starts the outbox loop
@@ -85,7 +83,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 
 func newStore(cfg Config) *Store {
 	o := cfg.Options
-	s := &Store{now: o.Now, sink: o.Sink, log: o.Logger, idemTTL: o.IdempotencyTTL, timeout: cfg.Timeout, owner: cfg.Owner, kick: make(chan struct{}, 1)}
+	s := &Store{now: o.Now, sink: o.Sink, log: o.Logger, idemTTL: o.IdempotencyTTL, timeout: cfg.Timeout, owner: cfg.Owner}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -107,10 +105,7 @@ func newStore(cfg Config) *Store {
 // Close stops the outbox loop (a sink call under way finishes and is
 // stored first) and closes the pool.
 func (s *Store) Close() error {
-	if s.stopSync != nil {
-		s.stopSync()
-		s.syncDone.Wait()
-	}
+	s.sync.Stop()
 	s.pool.Close()
 	return nil
 }

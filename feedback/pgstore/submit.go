@@ -57,7 +57,7 @@ func (s *Store) Submit(ctx context.Context, sub feedback.Submission, render func
 		return feedback.Result{}, s.classify(err)
 	}
 	if !res.Replayed && s.sink != nil {
-		s.kickSync()
+		s.sync.Kick()
 	}
 	return res, nil
 }
