@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -191,14 +192,29 @@ func loadCaddyfile(t *testing.T, cfg string) {
 	t.Cleanup(func() { _ = caddy.Stop() })
 }
 
+// handedOut holds every port freePort returned in this test process. A
+// port is free when asked for and closed again at once, so the kernel may
+// hand the same one out on the next ask; two sites of one config on one
+// port fail to load ("ambiguous site definition"), as seen in CI.
+var handedOut sync.Map
+
+// freePort returns a loopback port nobody listens on now and that this
+// test process has not handed out before.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if _, taken := handedOut.LoadOrStore(port, true); !taken {
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no loopback port left that this test process has not used")
+	return 0
 }
 
 func waitReady(t *testing.T, url string) {

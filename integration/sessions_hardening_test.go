@@ -41,7 +41,12 @@ func (tap *ragflowTap) serve(w http.ResponseWriter, r *http.Request) {
 			(*fn)()
 		}
 	}
-	httputil.NewSingleHostReverseProxy(tap.upstream.Load()).ServeHTTP(w, r)
+	upstream := tap.upstream.Load()
+	if upstream == nil { // the gate's health probe, before the test set it
+		http.Error(w, "tap not connected yet", http.StatusServiceUnavailable)
+		return
+	}
+	httputil.NewSingleHostReverseProxy(upstream).ServeHTTP(w, r)
 }
 
 // completions is how many completion requests the tap has seen.
