@@ -70,11 +70,7 @@ var settingNames = []string{"searchableAttributes", "displayedAttributes", "filt
 	"sortableAttributes", "stopWords", "localizedAttributes", "distinctAttribute"}
 
 func (s *Server) handleUpdateSettings(w http.ResponseWriter, r *http.Request, _ credential) *apiError {
-	uid := r.PathValue("uid")
-	if !indexUIDPattern.MatchString(uid) {
-		return errInvalidIndexUID(uid)
-	}
-	body, err := readJSONBody(w, r, s.bodyLimit)
+	uid, body, err := s.readIndexWrite(w, r)
 	if err != nil {
 		return err
 	}
@@ -133,11 +129,7 @@ func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request, _ cre
 }
 
 func (s *Server) handleAddDocuments(w http.ResponseWriter, r *http.Request, _ credential) *apiError {
-	uid := r.PathValue("uid")
-	if !indexUIDPattern.MatchString(uid) {
-		return errInvalidIndexUID(uid)
-	}
-	body, err := readJSONBody(w, r, s.bodyLimit)
+	uid, body, err := s.readIndexWrite(w, r)
 	if err != nil {
 		return err
 	}
@@ -179,11 +171,7 @@ func checkDocumentIDs(docs []orderedObject) *apiError {
 }
 
 func (s *Server) handleDeleteBatch(w http.ResponseWriter, r *http.Request, _ credential) *apiError {
-	uid := r.PathValue("uid")
-	if !indexUIDPattern.MatchString(uid) {
-		return errInvalidIndexUID(uid)
-	}
-	body, err := readJSONBody(w, r, s.bodyLimit)
+	uid, body, err := s.readIndexWrite(w, r)
 	if err != nil {
 		return err
 	}
@@ -211,4 +199,18 @@ func (s *Server) handleDeleteBatch(w http.ResponseWriter, r *http.Request, _ cre
 	t.details = orderedObject{{"providedIds", len(ids)}, {"deletedDocuments", deleted}}
 	s.enqueue(w, t)
 	return nil
+}
+
+// readIndexWrite is the start of every write to an index: a valid uid from
+// the path and the JSON body, within the body limit.
+func (s *Server) readIndexWrite(w http.ResponseWriter, r *http.Request) (string, []byte, *apiError) {
+	uid := r.PathValue("uid")
+	if !indexUIDPattern.MatchString(uid) {
+		return "", nil, errInvalidIndexUID(uid)
+	}
+	body, err := readJSONBody(w, r, s.bodyLimit)
+	if err != nil {
+		return "", nil, err
+	}
+	return uid, body, nil
 }
