@@ -3,10 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // BenchmarkStatelessSearch is the in-process cost of one 2026-07-28
@@ -24,7 +27,7 @@ func BenchmarkStatelessSearchSDK(b *testing.B) { benchStateless(b, true, "tools/
 func BenchmarkStatelessList(b *testing.B) { benchStateless(b, false, "tools/list") }
 
 func benchStateless(b *testing.B, sdk bool, method string) {
-	h, err := New(Config{Enabled: true}, newFakeGate(), nil)
+	h, err := New(Config{Enabled: true}, benchGate(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +58,7 @@ func benchStateless(b *testing.B, sdk bool, method string) {
 }
 
 func BenchmarkGateOnly(b *testing.B) {
-	g := newFakeGate()
+	g := benchGate()
 	args := json.RawMessage(`{"question":"agent memory"}`)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -67,13 +70,42 @@ func BenchmarkGateOnly(b *testing.B) {
 			b.Fatal(err)
 		}
 		w := httptest.NewRecorder()
-		_ = json.NewEncoder(w).Encode(out)
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // as the gateway's writeJSON
+		_ = enc.Encode(out)
 	}
+}
+
+// benchGate answers search with what bench run B returns: six hits of the
+// stand-in's size (about 2.9 KB as the route's JSON), so the benchmarks
+// weigh the rendering of a real result, not of a one-hit toy.
+func benchGate() *fakeGate {
+	g := newFakeGate()
+	g.searchHits = 6
+	return g
+}
+
+// benchHits are n hits shaped like the stand-in's: a page path and URL, a
+// title, and a snippet cropped to about 30 words.
+func benchHits(n int) []protocol.SearchHit {
+	hits := make([]protocol.SearchHit, n)
+	for i := range hits {
+		page := fmt.Sprintf("agent-memory-%d", i)
+		hits[i] = protocol.SearchHit{
+			Path:  "publish/system/components/kunora-kgent/guides/" + page + ".md",
+			URL:   "/kunora-kgent/main/guides/" + page + "/",
+			Title: fmt.Sprintf("Agent memory, part %d: stores and retention", i),
+			Snippet: "…an agent keeps its working memory in the session store; long-term memory goes to the " +
+				"vector index with a retention policy, so that a restarted agent can recall what it learned <em>memory</em>…",
+			Score: 0.9 - float64(i)/20, SourceProject: "kunora-kgent", Version: "main",
+		}
+	}
+	return hits
 }
 
 // BenchmarkSessionSearch is the same call on an open 2025-11-25 session.
 func BenchmarkSessionSearch(b *testing.B) {
-	h, err := New(Config{Enabled: true}, newFakeGate(), nil)
+	h, err := New(Config{Enabled: true}, benchGate(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 type fakeGate struct {
 	publicRead bool
 	expires    time.Time
+	searchHits int // > 0: search returns this many bench-sized hits (benchHits)
 
 	mu     sync.Mutex
 	grants map[string][]string // agent id ("" anonymous) → tools
@@ -107,6 +108,9 @@ func (g *fakeGate) Call(_ context.Context, p identity.Principal, tool string, ar
 	audit := protocol.Audit{RequestID: "req-1", Caller: "agent:" + p.ID, Scope: "kunora-kgent"}
 	switch tool {
 	case "search":
+		if g.searchHits > 0 {
+			return protocol.SearchResult{Total: g.searchHits, Audit: audit, Hits: benchHits(g.searchHits)}, nil
+		}
 		return protocol.SearchResult{Total: 1, Audit: audit, Hits: []protocol.SearchHit{{
 			Path: "publish/kgent/memory.md", URL: "/kgent/memory/", Title: "Agent memory", Snippet: "memory " + req.Question,
 			Score: 0.9, SourceProject: "kunora-kgent", Version: "main"}}}, nil
