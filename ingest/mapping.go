@@ -34,6 +34,9 @@ type Mapping struct {
 	Statuses []StatusRule `yaml:"statuses"`
 	// URL says how page URLs are built.
 	URL URLRule `yaml:"url"`
+	// DatasetPrefix starts the name of every RAGFlow dataset this tree
+	// owns (see DatasetName); default none.
+	DatasetPrefix string `yaml:"datasetPrefix"`
 }
 
 // ProjectRule maps the pages under Path to project ID.
@@ -67,6 +70,11 @@ func LoadMapping(file string) (*Mapping, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseMapping(raw, file)
+}
+
+// ParseMapping reads a mapping from YAML or JSON bytes; name labels errors.
+func ParseMapping(raw []byte, file string) (*Mapping, error) {
 	var m Mapping
 	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
 	dec.KnownFields(true)

@@ -1,4 +1,4 @@
-package ingest
+package ingest_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wikigate/wikigate/devbackends/devmeili"
+	"github.com/wikigate/wikigate/ingest"
 )
 
 const testMasterKey = "ingest-test-master-key"
@@ -29,17 +30,17 @@ func copyTree(t *testing.T) string {
 	return dst
 }
 
-func runMeili(t *testing.T, url, src string, dry bool) *Report {
+func runMeili(t *testing.T, url, src string, dry bool) *ingest.Report {
 	t.Helper()
-	m, err := LoadMapping(filepath.Join("testdata", "mapping.yaml"))
+	m, err := ingest.LoadMapping(filepath.Join("testdata", "mapping.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages, fails, err := ReadTree(src, m)
+	pages, fails, err := ingest.ReadTree(src, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &MeiliSync{Client: &MeiliClient{URL: url, Key: testMasterKey, PollEvery: time.Millisecond},
+	s := &ingest.MeiliSync{Client: &ingest.MeiliClient{URL: url, Key: testMasterKey, PollEvery: time.Millisecond},
 		Index: "ingest_test", Projects: m.ProjectIDs(), BatchSize: 2, DryRun: dry}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -51,7 +51,12 @@ func roots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 // ReadTree reads every page of the site at src. Pages that cannot be mapped
 // are failures, not errors: one bad page must not stop a whole wiki's load.
 func ReadTree(src string, m *Mapping) ([]Page, []Failure, error) {
-	fsys := os.DirFS(src)
+	return ReadFS(os.DirFS(src), m)
+}
+
+// ReadFS is ReadTree over a file system whose root is the site root (an
+// embedded copy of a tree, in the sample wiki's case).
+func ReadFS(fsys fs.FS, m *Mapping) ([]Page, []Failure, error) {
 	rs, err := roots(fsys, m)
 	if err != nil {
 		return nil, nil, err

@@ -1,8 +1,11 @@
-// Package samplewiki is the small wiki the development backends serve: its
-// pages (markdown with a front matter), and the dataset catalog that maps
-// each project, version and status to a RAGFlow dataset id. The same corpus
-// feeds the development Meilisearch (one index of pages) and the development
-// RAGFlow (chunks per dataset), so a citation and a page hit agree.
+// Package samplewiki is the small wiki the development backends serve: a
+// Docusaurus tree (site/docs, site/versioned_docs/version-v1.0) with its
+// mapping file (wiki-map.yaml), read by the same code as `wikigate ingest`,
+// and the dataset catalog that maps each project, version and status to a
+// RAGFlow dataset id. The same corpus feeds the development Meilisearch (one
+// index of pages) and the development RAGFlow (chunks per dataset), so a
+// citation and a page hit agree, and `wikigate ingest` of the tree into the
+// development backends finds every page already there, hash for hash.
 package samplewiki
 
 import (
@@ -16,9 +19,15 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/wikigate/wikigate/ingest"
 )
 
-//go:embed datasets.json pages
+// The tree is embedded so the development backends and the tests start with
+// it from any directory; the files under site/ are the ones to edit and to
+// load with `wikigate ingest --src samplewiki/site --map samplewiki/wiki-map.yaml`.
+//
+//go:embed datasets.json wiki-map.yaml site
 var embedded embed.FS
 
 // Page is one wiki page with the metadata every backend document carries
@@ -35,6 +44,9 @@ type Page struct {
 	Headings     []string  `json:"headings"`
 	Content      string    `json:"content"`
 	UpdatedAt    time.Time `json:"updatedAt"`
+	// ContentHash is ingest's hash of the page (empty for pages read from the
+	// test layout): the backends keep it so a re-run of ingest sees no change.
+	ContentHash string `json:"contentHash,omitempty"`
 }
 
 // Dataset is one RAGFlow dataset of the catalog.
@@ -52,21 +64,63 @@ type Corpus struct {
 	Datasets []Dataset
 }
 
-// Load reads the corpus embedded in the binary.
-func Load() (*Corpus, error) { return LoadFS(embedded) }
-
-// LoadFS reads a corpus laid out as datasets.json plus
-// pages/<version>/<repository path>.md.
-func LoadFS(fsys fs.FS) (*Corpus, error) {
+// Load reads the tree embedded in the binary through ingest's reader.
+func Load() (*Corpus, error) {
 	c := &Corpus{}
+	if err := c.readCatalog(embedded); err != nil {
+		return nil, err
+	}
+	raw, err := fs.ReadFile(embedded, "wiki-map.yaml")
+	if err != nil {
+		return nil, err
+	}
+	m, err := ingest.ParseMapping(raw, "wiki-map.yaml")
+	if err != nil {
+		return nil, err
+	}
+	site, err := fs.Sub(embedded, "site")
+	if err != nil {
+		return nil, err
+	}
+	pages, fails, err := ingest.ReadFS(site, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(fails) > 0 {
+		return nil, fmt.Errorf("sample wiki page %s: %s", fails[0].Path, fails[0].Err)
+	}
+	for _, p := range pages {
+		c.Pages = append(c.Pages, fromIngest(p))
+	}
+	return c, c.check()
+}
+
+func fromIngest(p ingest.Page) Page {
+	return Page{ID: p.ID, Path: p.Path, URL: p.URL, Title: p.Title, Project: p.Project, Version: p.Version,
+		Status: p.Status, PathPrefixes: p.PathPrefixes, Headings: p.Headings, Content: p.Content,
+		UpdatedAt: p.UpdatedAt, ContentHash: p.Hash}
+}
+
+func (c *Corpus) readCatalog(fsys fs.FS) error {
 	raw, err := fs.ReadFile(fsys, "datasets.json")
 	if err != nil {
-		return nil, fmt.Errorf("reading dataset catalog: %w", err)
+		return fmt.Errorf("reading dataset catalog: %w", err)
 	}
 	if err := json.Unmarshal(raw, &c.Datasets); err != nil {
-		return nil, fmt.Errorf("parsing dataset catalog: %w", err)
+		return fmt.Errorf("parsing dataset catalog: %w", err)
 	}
-	err = fs.WalkDir(fsys, "pages", func(p string, d fs.DirEntry, err error) error {
+	return nil
+}
+
+// LoadFS reads a corpus laid out as datasets.json plus
+// pages/<version>/<repository path>.md: the compact layout tests use to
+// build small corpora (the sample wiki itself is a Docusaurus tree, Load).
+func LoadFS(fsys fs.FS) (*Corpus, error) {
+	c := &Corpus{}
+	if err := c.readCatalog(fsys); err != nil {
+		return nil, err
+	}
+	err := fs.WalkDir(fsys, "pages", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
 			return err
 		}

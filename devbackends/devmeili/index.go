@@ -65,12 +65,18 @@ func pageDocument(p samplewiki.Page) orderedObject {
 	if prefixes == nil {
 		prefixes = []string{}
 	}
-	return orderedObject{
+	doc := orderedObject{
 		{"id", p.ID}, {"path", p.Path}, {"url", p.URL}, {"title", p.Title},
 		{"project", p.Project}, {"version", p.Version}, {"status", p.Status},
 		{"pathPrefixes", prefixes}, {"headings", headings}, {"content", p.Content},
 		{"updatedAt", p.UpdatedAt.UTC().Format(time.RFC3339)},
 	}
+	if p.ContentHash != "" {
+		// What `wikigate ingest` stores beside each page: with it, an ingest
+		// of the sample tree finds the start-up index already up to date.
+		doc = append(doc, field{"contentHash", p.ContentHash})
+	}
+	return doc
 }
 
 // selectFields keeps the attributes named in attrs, in document order; nil

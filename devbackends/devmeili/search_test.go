@@ -31,7 +31,8 @@ func TestSearchResponseHasTheEngineShape(t *testing.T) {
 	if len(hits) != 2 || resp["limit"].(float64) != 2 || resp["query"] != "agent memory" {
 		t.Fatalf("got %d hits, limit %v, query %v", len(hits), resp["limit"], resp["query"])
 	}
-	wantFields := []string{"content", "headings", "id", "path", "pathPrefixes", "project", "status", "title", "updatedAt", "url", "version"}
+	// contentHash: the start-up index holds what `wikigate ingest` writes.
+	wantFields := []string{"content", "contentHash", "headings", "id", "path", "pathPrefixes", "project", "status", "title", "updatedAt", "url", "version"}
 	if got := sortedKeys(hits[0]); !reflect.DeepEqual(got, wantFields) {
 		t.Errorf("hit fields %v, want %v", got, wantFields)
 	}
