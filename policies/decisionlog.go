@@ -25,17 +25,22 @@ const DefaultDecisionLogBuffer = 10000
 var DefaultDecisionLogMask = []string{"/input/question"}
 
 // DecisionLogOptions turn on OPA-format decision logs: one event per
-// decision (decision_id, path, input, result, bundles, timestamp, labels),
-// written by Logger off the request path. A full buffer drops events and
-// counts them rather than slowing a call.
+// decision (decision_id, path, input, result, bundles, timestamp, metrics,
+// labels), written off the request path to Logger, uploaded to a
+// decision-log service, or both. A full buffer drops events and counts them
+// rather than slowing a call.
 type DecisionLogOptions struct {
-	Logger *zap.Logger
+	Logger *zap.Logger       // the Caddy log the events are written to; nil: none
+	Upload *UploadOptions    // the decision-log service they are posted to; nil: none
 	Buffer int               // default DefaultDecisionLogBuffer
 	Mask   []string          // input paths to erase, OPA style ("/input/caller/roles"); nil: the default
 	Labels map[string]string // OPA's labels (id, version...)
 }
 
-// Event is one decision in OPA's decision-log event shape.
+// Event is one decision in the event shape of OPA's decision logs
+// (plugins/logs EventV1: the same JSON names for the fields the gate
+// fills). OPA's own type is not used because its package brings OPA's
+// server and bundle downloader into the binary.
 type Event struct {
 	DecisionID string                    `json:"decision_id"`
 	Path       string                    `json:"path"`
@@ -44,6 +49,7 @@ type Event struct {
 	Error      string                    `json:"error,omitempty"`
 	Bundles    map[string]BundleRevision `json:"bundles"`
 	Timestamp  time.Time                 `json:"timestamp"`
+	Metrics    map[string]any            `json:"metrics,omitempty"`
 	Labels     map[string]string         `json:"labels,omitempty"`
 	Erased     []string                  `json:"erased,omitempty"`
 }
@@ -59,14 +65,18 @@ type pending struct {
 	d        Decision
 	err      error
 	at       time.Time
+	metrics  map[string]any
 }
 
 type decisionLog struct {
-	ch      chan pending
-	dropped atomic.Uint64
-	z       *zap.Logger
-	mask    []string
-	labels  map[string]string
+	ch       chan pending
+	dropped  atomic.Uint64 // since the last event written to the console
+	observer DecisionObserver
+	console  *zap.Logger // nil: no Caddy log
+	upload   *uploader   // nil: no service
+	mask     []string
+	labels   map[string]string
+	done     chan struct{} // closed once the writer has stopped and flushed
 }
 
 type decisionIDKey struct{}
@@ -83,9 +93,10 @@ func decisionID(ctx context.Context) string {
 }
 
 // startDecisionLog runs the writer until ctx is done (the configuration
-// that owns the engine is unloaded).
-func startDecisionLog(ctx context.Context, o *DecisionLogOptions) *decisionLog {
-	if o == nil || o.Logger == nil {
+// that owns the engine is unloaded); it then writes what is queued and
+// flushes the upload.
+func startDecisionLog(ctx context.Context, o *DecisionLogOptions, obs DecisionObserver, z *zap.Logger) *decisionLog {
+	if o == nil || (o.Logger == nil && o.Upload == nil) {
 		return nil
 	}
 	size := o.Buffer
@@ -96,37 +107,74 @@ func startDecisionLog(ctx context.Context, o *DecisionLogOptions) *decisionLog {
 	if mask == nil {
 		mask = DefaultDecisionLogMask
 	}
-	l := &decisionLog{ch: make(chan pending, size), z: o.Logger, mask: mask, labels: o.Labels}
+	l := &decisionLog{ch: make(chan pending, size), observer: obs, console: o.Logger, mask: mask,
+		labels: o.Labels, done: make(chan struct{})}
+	if o.Upload != nil {
+		failed := func(err error) {
+			z.Warn("decision log upload failed; events stay queued", zap.String("url", o.Upload.URL), zap.Error(err))
+		}
+		l.upload = newUploader(*o.Upload, obs.DecisionLogDropped, failed)
+	}
 	go l.run(ctx)
 	return l
 }
 
 // record queues one decision; it never blocks the call.
-func (l *decisionLog) record(ctx context.Context, path string, in *Input, d Decision, err error) {
+func (l *decisionLog) record(ctx context.Context, path string, in *Input, d Decision, err error, m map[string]any) {
 	if l == nil {
 		return
 	}
 	select {
-	case l.ch <- pending{id: decisionID(ctx), path: path, in: *in, d: d, err: err, at: time.Now()}:
+	case l.ch <- pending{id: decisionID(ctx), path: path, in: *in, d: d, err: err, at: time.Now(), metrics: m}:
 	default:
 		l.dropped.Add(1)
+		l.observer.DecisionLogDropped(1)
 	}
 }
 
 func (l *decisionLog) run(ctx context.Context) {
+	defer close(l.done)
 	for {
 		select {
 		case p := <-l.ch:
 			l.write(p)
 		case <-ctx.Done():
+			l.drain()
 			return
 		}
 	}
 }
 
+// drain writes what is still queued and flushes the upload.
+func (l *decisionLog) drain() {
+	for {
+		select {
+		case p := <-l.ch:
+			l.write(p)
+		default:
+			if l.upload != nil {
+				l.upload.close()
+			}
+			return
+		}
+	}
+}
+
+// wait blocks until the writer has stopped and flushed, at most
+// flushTimeout and a second.
+func (l *decisionLog) wait() {
+	if l == nil {
+		return
+	}
+	select {
+	case <-l.done:
+	case <-time.After(flushTimeout + time.Second):
+	}
+}
+
 func (l *decisionLog) write(p pending) {
 	ev := Event{DecisionID: p.id, Path: p.path, Bundles: map[string]BundleRevision{"wikigate": {p.d.Revision}},
-		Timestamp: p.at.UTC(), Labels: l.labels}
+		Timestamp: p.at.UTC(), Metrics: p.metrics, Labels: l.labels}
 	ev.Input, ev.Erased = maskedInput(&p.in, l.mask)
 	if p.err != nil {
 		ev.Error = p.err.Error()
@@ -134,6 +182,16 @@ func (l *decisionLog) write(p pending) {
 		w := WireOf(p.d)
 		ev.Result = &w
 	}
+	if l.console != nil {
+		l.writeConsole(&ev)
+	}
+	if l.upload != nil {
+		l.upload.add(ev)
+	}
+}
+
+// writeConsole writes ev as one Caddy log line whose fields are the event's.
+func (l *decisionLog) writeConsole(ev *Event) {
 	fields := []zap.Field{zap.String("type", "openpolicyagent.org/decision_logs"),
 		zap.String("decision_id", ev.DecisionID), zap.String("path", ev.Path),
 		zap.Any("input", ev.Input), zap.Any("bundles", ev.Bundles), zap.String("timestamp", ev.Timestamp.Format(time.RFC3339Nano))}
@@ -142,6 +200,9 @@ func (l *decisionLog) write(p pending) {
 	}
 	if ev.Error != "" {
 		fields = append(fields, zap.String("error", ev.Error))
+	}
+	if len(ev.Metrics) > 0 {
+		fields = append(fields, zap.Any("metrics", ev.Metrics))
 	}
 	if len(ev.Labels) > 0 {
 		fields = append(fields, zap.Any("labels", ev.Labels))
@@ -152,7 +213,7 @@ func (l *decisionLog) write(p pending) {
 	if n := l.dropped.Swap(0); n > 0 {
 		fields = append(fields, zap.Uint64("dropped_before", n))
 	}
-	l.z.Info("Decision Log", fields...)
+	l.console.Info("Decision Log", fields...)
 }
 
 // maskedInput is in's JSON with the mask's paths removed; it returns the
@@ -198,10 +259,17 @@ func eraseInputPath(doc map[string]any, path string) bool {
 }
 
 // DecisionLogDropped counts events dropped because the buffer was full
-// since the last event written.
+// since the last event written to the Caddy log.
 func (e *Engine) DecisionLogDropped() uint64 {
 	if e.dlog == nil {
 		return 0
 	}
 	return e.dlog.dropped.Load()
+}
+
+// WaitDecisionLog blocks, after New's ctx is done, until the decision log
+// has written what was queued and flushed its upload (bounded: a dead log
+// service cannot hold a shutdown); at once when decision logs are off.
+func (e *Engine) WaitDecisionLog() {
+	e.dlog.wait()
 }

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"go.uber.org/zap"
 )
@@ -61,6 +61,7 @@ type Engine struct {
 	cacheSize int
 	runTests  bool
 	observer  ReloadObserver
+	decisions DecisionObserver
 	dlog      *decisionLog // nil: decision logs off
 	pollMin   time.Duration
 	pollMax   time.Duration
@@ -97,7 +98,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("policy from %s: %w", e.src, err)
 	}
 	e.current.Store(p)
-	e.dlog = startDecisionLog(ctx, opts.DecisionLog)
+	e.dlog = startDecisionLog(ctx, opts.DecisionLog, e.decisions, e.logger)
 	if c.activated != nil {
 		c.activated()
 	}
@@ -142,6 +143,7 @@ func newEngine(opts Options) (*Engine, error) {
 	if e.observer == nil {
 		e.observer = nopObserver{}
 	}
+	e.decisions = decisionObserverOf(e.observer)
 	return e, nil
 }
 
@@ -160,12 +162,13 @@ func (e *Engine) logCacheOff(p *prepared) {
 // audit record. The Decision is the caller's own copy. With decision logs
 // on, the decision is queued as an event (never waiting for the writer).
 func (e *Engine) Decide(ctx context.Context, in Input) (Decision, error) {
-	d, err := e.decide(ctx, in)
-	e.dlog.record(ctx, PathDecision, &in, d, err)
+	st := e.startDecision()
+	d, err := e.decide(ctx, in, &st)
+	e.finishDecision(ctx, PathDecision, &in, d, err, &st)
 	return d, err
 }
 
-func (e *Engine) decide(ctx context.Context, in Input) (Decision, error) {
+func (e *Engine) decide(ctx context.Context, in Input, st *decisionStats) (Decision, error) {
 	p := e.current.Load()
 	denied := Decision{Revision: p.revision}
 	if err := ctx.Err(); err != nil {
@@ -175,10 +178,11 @@ func (e *Engine) decide(ctx context.Context, in Input) (Decision, error) {
 	if p.cache != nil {
 		key = keyFor(p.revision, &in)
 		if d, ok := p.cache.get(key); ok {
+			st.cached = true
 			return d, nil
 		}
 	}
-	d, err := p.evaluate(ctx, &in)
+	d, err := p.evaluate(ctx, &in, st.eval)
 	if err != nil {
 		return denied, err
 	}
@@ -188,15 +192,16 @@ func (e *Engine) decide(ctx context.Context, in Input) (Decision, error) {
 	return d, nil
 }
 
-// evaluate runs the prepared query on in. Cancellation of ctx stops the
+// evaluate runs the prepared query on in, recording OPA's metrics in m
+// when it is set. Cancellation of ctx stops the
 // evaluation through a cancel flag set by context.AfterFunc, which costs
 // nothing until ctx is done (rego's default watches ctx with a goroutine
 // per evaluation).
-func (p *prepared) evaluate(ctx context.Context, in *Input) (Decision, error) {
+func (p *prepared) evaluate(ctx context.Context, in *Input, m metrics.Metrics) (Decision, error) {
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
-	rs, err := p.query.Eval(ctx, rego.EvalParsedInput(in.toAST()), rego.EvalExternalCancel(cancel))
+	rs, err := p.query.Eval(ctx, evalOptions(in, cancel, m)...)
 	if err != nil {
 		return Decision{}, fmt.Errorf("evaluate policy %s: %w", p.revision, err)
 	}

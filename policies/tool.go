@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/topdown"
@@ -52,12 +53,13 @@ func (e *Engine) logToolGateMissing(p *prepared) {
 // deny, as for Decide; a policy without the gate is
 // ErrUndefinedDecision. Decisions are cached like Decide's.
 func (e *Engine) DecideTool(ctx context.Context, in Input) (Decision, error) {
-	d, err := e.decideTool(ctx, in)
-	e.dlog.record(ctx, PathToolDecision, &in, d, err)
+	st := e.startDecision()
+	d, err := e.decideTool(ctx, in, &st)
+	e.finishDecision(ctx, PathToolDecision, &in, d, err, &st)
 	return d, err
 }
 
-func (e *Engine) decideTool(ctx context.Context, in Input) (Decision, error) {
+func (e *Engine) decideTool(ctx context.Context, in Input, st *decisionStats) (Decision, error) {
 	p := e.current.Load()
 	denied := Decision{Revision: p.revision}
 	if err := ctx.Err(); err != nil {
@@ -71,10 +73,11 @@ func (e *Engine) decideTool(ctx context.Context, in Input) (Decision, error) {
 	if p.cache != nil {
 		key = keyFor(p.revision+toolKeyTag, &in)
 		if d, ok := p.cache.get(key); ok {
+			st.cached = true
 			return d, nil
 		}
 	}
-	d, err := p.evaluateTool(ctx, &in)
+	d, err := p.evaluateTool(ctx, &in, st.eval)
 	if err != nil {
 		return denied, err
 	}
@@ -84,11 +87,11 @@ func (e *Engine) decideTool(ctx context.Context, in Input) (Decision, error) {
 	return d, nil
 }
 
-func (p *prepared) evaluateTool(ctx context.Context, in *Input) (Decision, error) {
+func (p *prepared) evaluateTool(ctx context.Context, in *Input, m metrics.Metrics) (Decision, error) {
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
-	rs, err := p.tool.Eval(ctx, rego.EvalParsedInput(in.toAST()), rego.EvalExternalCancel(cancel))
+	rs, err := p.tool.Eval(ctx, evalOptions(in, cancel, m)...)
 	if err != nil {
 		return Decision{}, fmt.Errorf("evaluate tool gate %s: %w", p.revision, err)
 	}
