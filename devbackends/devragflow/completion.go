@@ -3,7 +3,9 @@ package devragflow
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 )
 
 // devModelID is the only "LLM" this stand-in offers.
@@ -11,6 +13,25 @@ const devModelID = "wikigate-dev-extractive@wikigate"
 
 // wordsPerDelta is how many words each streamed delta carries.
 const wordsPerDelta = 4
+
+// DeltaPauseEnv names the environment variable that paces the streamed
+// deltas like a model's tokens (a Go duration, at most maxDeltaPause
+// between two deltas). Unset, the answer streams at once, as the
+// benchmarks want; set, a client has time to hang up mid-answer, and the
+// request log shows the generation cancelled.
+const DeltaPauseEnv = "WIKIGATE_RAGFLOW_DEV_DELTA_PAUSE"
+
+// maxDeltaPause keeps a mistyped pause from stalling every answer.
+const maxDeltaPause = 5 * time.Second
+
+// deltaPause is the wait before each delta after the first (0: none).
+func deltaPause() time.Duration {
+	d, err := time.ParseDuration(os.Getenv(DeltaPauseEnv))
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return min(d, maxDeltaPause)
+}
 
 // handleCompletion is session_completion in RA/chat_api.py (CONTRACT §4)
 // for the solo path: without chat_id there is no retrieval, the "LLM"
@@ -142,7 +163,8 @@ func (s *Server) soloAnswer(content string, msgID any) map[string]any {
 
 // streamAnswer sends delta events without a final event (the solo
 // variation of CONTRACT §4.5), or the code-500 error event, then the
-// terminator.
+// terminator. A client that goes away first ends the generation: the log
+// marks the request cancelled.
 func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, rec *LoggedRequest, content, errText string, msgID any) {
 	sse := startSSE(w)
 	rec.Code = codeSuccess
@@ -153,17 +175,37 @@ func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, rec *Logge
 		_ = sse.event(terminator())
 		return
 	}
-	for _, delta := range splitDeltas(s.answerText(content), wordsPerDelta) {
-		if r.Context().Err() != nil {
+	pause := deltaPause()
+	for i, delta := range splitDeltas(s.answerText(content), wordsPerDelta) {
+		if i > 0 && !wait(r, pause) {
+			rec.Cancelled = true
 			return
 		}
 		data := object{{"answer", delta}, {"reference", object{{"chunks", []any{}}}}, {"audio_binary", nil},
 			{"prompt", ""}, {"created_at", s.epochSeconds()}, {"final", false}, {"id", msgID}, {"session_id", ""}}
-		if sse.event(object{{"code", 0}, {"message", ""}, {"data", data}}) != nil {
+		if r.Context().Err() != nil || sse.event(object{{"code", 0}, {"message", ""}, {"data", data}}) != nil {
+			rec.Cancelled = true
 			return
 		}
 	}
-	_ = sse.event(terminator())
+	if sse.event(terminator()) != nil {
+		rec.Cancelled = true
+	}
+}
+
+// wait sleeps d, or reports false as soon as the client is gone.
+func wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // splitDeltas cuts text into pieces of n words; each piece after the first

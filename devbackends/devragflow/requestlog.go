@@ -19,6 +19,10 @@ type LoggedRequest struct {
 	// has none, e.g. healthz).
 	Status int `json:"status"`
 	Code   int `json:"code"`
+	// Cancelled marks a streamed completion whose client went away before
+	// its last event: the caller (the gate, when its own reader hung up)
+	// cancelled the generation, and the rest of the answer was never made.
+	Cancelled bool `json:"cancelled,omitempty"`
 }
 
 // Requests returns the logged requests, oldest first.
