@@ -235,6 +235,9 @@ func (h *Handler) Validate() error {
 
 // Cleanup releases what Provision built, even after a partial Provision.
 func (h *Handler) Cleanup() error {
+	if h.policy != nil {
+		h.policy.WaitDecisionLog() // its writer flushes as the config's context ends
+	}
 	if h.mcp != nil {
 		h.mcp.Close() // clients initialize again on the new config
 	}

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -9,7 +10,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/policies"
 )
+
+var _ policies.DecisionObserver = (*metrics)(nil)
 
 // metrics are created once per process and registered into each config's
 // registry (caddy-ratelimit's pattern), so a reload keeps counting. Every
@@ -27,6 +31,14 @@ type metrics struct {
 	// one revision at a time).
 	reloads  *prometheus.CounterVec
 	revision *prometheus.GaugeVec
+	// decisions times every policy decision by query (decision,
+	// tool_decision); decisionCache counts them by whether the decision
+	// cache answered (hit, miss): the hit ratio is hit / (hit + miss).
+	decisions     *prometheus.HistogramVec
+	decisionCache *prometheus.CounterVec
+	// decisionLogDropped counts decision-log events dropped because a
+	// buffer was full (the writer's or the upload's).
+	decisionLogDropped prometheus.Counter
 }
 
 var (
@@ -63,8 +75,37 @@ func newMetrics() *metrics {
 			Namespace: ns, Subsystem: sub, Name: "policy_revision_info",
 			Help: "1 for the policy revision serving (the bundle's revision or the policy files' hash).",
 		}, []string{"revision"}),
+		decisions: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Subsystem: sub, Name: "policy_decision_duration_seconds",
+			Help:    "Time of one policy decision (evaluation or decision-cache lookup) by query: decision, tool_decision.",
+			Buckets: prometheus.ExponentialBuckets(0.000001, 2, 18), // 1µs .. 131ms
+		}, []string{"query"}),
+		decisionCache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "policy_decision_cache_total",
+			Help: "Policy decisions by query and whether the decision cache answered (hit) or the policy was evaluated (miss).",
+		}, []string{"query", "result"}),
+		decisionLogDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "decision_log_dropped_total",
+			Help: "Decision-log events dropped because a buffer was full (the log writer's, or the upload's while the service is slow or down).",
+		}),
 	}
 }
+
+// PolicyDecision times one decision and counts whether the cache answered
+// it (policies.DecisionObserver).
+func (m *metrics) PolicyDecision(path string, cached bool, took time.Duration) {
+	query := strings.TrimPrefix(path, "wikigate/")
+	m.decisions.WithLabelValues(query).Observe(took.Seconds())
+	result := "miss"
+	if cached {
+		result = "hit"
+	}
+	m.decisionCache.WithLabelValues(query, result).Inc()
+}
+
+// DecisionLogDropped counts dropped decision-log events
+// (policies.DecisionObserver).
+func (m *metrics) DecisionLogDropped(n int) { m.decisionLogDropped.Add(float64(n)) }
 
 // PolicyReload counts one policy reload (policies.ReloadObserver).
 func (m *metrics) PolicyReload(outcome string) { m.reloads.WithLabelValues(outcome).Inc() }
@@ -84,7 +125,8 @@ func registerMetrics(ctx caddy.Context) (*metrics, error) {
 		return gateMetrics, nil
 	}
 	for _, c := range []prometheus.Collector{gateMetrics.calls, gateMetrics.callDuration, gateMetrics.backend, gateMetrics.dropped,
-		gateMetrics.reloads, gateMetrics.revision} {
+		gateMetrics.reloads, gateMetrics.revision, gateMetrics.decisions, gateMetrics.decisionCache,
+		gateMetrics.decisionLogDropped} {
 		if err := reg.Register(c); err != nil {
 			var already prometheus.AlreadyRegisteredError
 			if !errors.As(err, &already) {

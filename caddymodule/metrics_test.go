@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/policies"
 )
 
 func TestMetricsObserveCalls(t *testing.T) {
@@ -55,5 +57,38 @@ func TestMetricsCountClientCancelsApart(t *testing.T) {
 	}
 	if !m.backend.DeleteLabelValues("ragflow.completion", "client_closed") {
 		t.Error("the cut-short backend call is not labelled client_closed")
+	}
+}
+
+// TestMetricsPolicyDecisions: the engine reports each decision to /metrics,
+// so a repeated call shows as a decision-cache hit and both are timed.
+func TestMetricsPolicyDecisions(t *testing.T) {
+	m := newMetrics()
+	e, err := policies.New(context.Background(), policies.Options{Dir: "../rego", Observer: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := policies.Input{Endpoint: "/agent/tools/search", Tool: "search", Action: "read", SiteMode: "public-read",
+		Caller: policies.Caller{Type: "agent", ID: "kunora-coding-agent", Credential: "jwt"}}
+	for range 3 {
+		if _, err := e.Decide(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.DecideTool(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	hits := testutil.ToFloat64(m.decisionCache.WithLabelValues("decision", "hit"))
+	misses := testutil.ToFloat64(m.decisionCache.WithLabelValues("decision", "miss"))
+	tool := testutil.ToFloat64(m.decisionCache.WithLabelValues("tool_decision", "miss"))
+	if hits != 2 || misses != 1 || tool != 1 {
+		t.Errorf("decision cache hit %v miss %v, tool gate miss %v; want 2, 1, 1", hits, misses, tool)
+	}
+	if n := testutil.CollectAndCount(m.decisions); n != 2 {
+		t.Errorf("decision latency series = %d, want one per query", n)
+	}
+	m.DecisionLogDropped(3)
+	if got := testutil.ToFloat64(m.decisionLogDropped); got != 3 {
+		t.Errorf("dropped decision-log events = %v", got)
 	}
 }

@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,14 +32,9 @@ type PolicyConfig struct {
 	// VerificationScope must match the signature's scope claim when set.
 	VerificationScope string `json:"verification_scope,omitempty"`
 	// DecisionLog writes each decision as an OPA decision-log event to the
-	// logger http.handlers.wikigate.decisions (route it with Caddy's log).
+	// logger http.handlers.wikigate.decisions (route it with Caddy's log)
+	// and/or uploads it to a decision-log service.
 	DecisionLog *DecisionLogConfig `json:"decision_log,omitempty"`
-}
-
-// DecisionLogConfig is `decision_log [buffer <n>] [mask </input/path>...]`.
-type DecisionLogConfig struct {
-	Buffer int      `json:"buffer,omitempty"`
-	Mask   []string `json:"mask,omitempty"`
 }
 
 // BundleKey is one verification key: a PEM public key file for RS*/ES*/PS*,
@@ -60,7 +54,7 @@ type BundleKey struct {
 //		verification_key    <kid> <alg> <pem file | secret>
 //		verification_key_id <kid>
 //		verification_scope  <scope>
-//		decision_log        [buffer <n>] [mask </input/path>...]
+//		decision_log        [buffer <n>] [mask </input/path>...] [{ service ... }]
 //	}
 func (p *PolicyConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "policy", map[string]func() error{
@@ -130,8 +124,11 @@ func (h *Handler) engineOptions(repl *caddy.Replacer, obs policies.ReloadObserve
 	}
 	opts.SkipTests = p.RequireTests != nil && !*p.RequireTests
 	if p.DecisionLog != nil {
-		opts.DecisionLog = &policies.DecisionLogOptions{Logger: h.logger.Named("decisions"),
-			Buffer: p.DecisionLog.Buffer, Mask: p.DecisionLog.Mask}
+		dl, err := p.DecisionLog.options(repl, h.logger.Named("decisions"))
+		if err != nil {
+			return opts, err
+		}
+		opts.DecisionLog = dl
 	}
 	if p.Bundle == "" {
 		if len(p.VerificationKeys) > 0 {
@@ -179,27 +176,4 @@ func (k BundleKey) material(repl *caddy.Replacer) (string, error) {
 	}
 	pem, err := os.ReadFile(repl.ReplaceAll(k.KeyFile, ""))
 	return string(pem), err
-}
-
-// unmarshalDecisionLog reads `decision_log [buffer <n>] [mask <path>...]`.
-func (p *PolicyConfig) unmarshalDecisionLog(d *caddyfile.Dispenser) error {
-	p.DecisionLog = &DecisionLogConfig{}
-	for d.NextArg() {
-		switch d.Val() {
-		case "buffer":
-			if !d.NextArg() {
-				return d.ArgErr()
-			}
-			n, err := strconv.Atoi(d.Val())
-			if err != nil || n < 1 {
-				return d.Errf("decision_log buffer: want a positive whole number")
-			}
-			p.DecisionLog.Buffer = n
-		case "mask":
-			p.DecisionLog.Mask = append(p.DecisionLog.Mask, d.RemainingArgs()...)
-		default:
-			return d.Errf("decision_log: unknown option %q (buffer, mask)", d.Val())
-		}
-	}
-	return nil
 }
