@@ -1,0 +1,195 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wikigate/wikigate/internal/testservers"
+)
+
+// servedBy is the response header each gate process of the scale-out test
+// adds, so the test can tell which gate behind the balancer answered.
+const servedBy = "X-Served-By"
+
+// cluster is three gate processes sharing one Redis and one PostgreSQL,
+// behind one Caddy reverse_proxy load balancer (round robin), in front of
+// the development backends (RAGFlow through a tap that keeps the prompts).
+type cluster struct {
+	lb    *gate   // the balancer, as a client sees it
+	gates []*gate // each gate directly
+	procs []*gateProc
+	tap   *ragflowTap
+	pg    *testservers.Postgres
+}
+
+// startCluster starts the balancer and the development backends in this
+// test process, then the three gate processes.
+func startCluster(t *testing.T, rds *testservers.Redis, pg *testservers.Postgres) *cluster {
+	t.Helper()
+	bin := gateBinary(t)
+	policy := scaleoutPolicy(t)
+	tap, tapURL := newRAGFlowTap(t)
+	lbPort, meiliPort, ragPort := freePort(t), freePort(t), freePort(t)
+	ports := []int{freePort(t), freePort(t), freePort(t)}
+	upstreams := make([]string, len(ports))
+	for i, p := range ports {
+		upstreams[i] = fmt.Sprintf("127.0.0.1:%d", p)
+	}
+	loadCaddyfile(t, fmt.Sprintf(balancerTemplate, lbPort, strings.Join(upstreams, " "), meiliPort, meiliKey, ragPort, ragflowKey))
+	u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ragPort))
+	tap.upstream.Store(u)
+
+	c := &cluster{tap: tap, pg: pg, lb: clientOf(t, fmt.Sprintf("http://127.0.0.1:%d", lbPort))}
+	keys := filepath.Join(t.TempDir(), "api_keys.json")
+	for i, port := range ports {
+		name := fmt.Sprintf("gate-%d", i+1)
+		cfg := fmt.Sprintf(scaleoutGateTemplate, port, name, policy, keys, jwtSecret, jwtSecret,
+			fmt.Sprintf("http://127.0.0.1:%d", meiliPort), meiliKey, tapURL, ragflowKey, rds.URL(), pg.DSN())
+		p := startGateProc(t, bin, name, port, cfg)
+		c.procs = append(c.procs, p)
+		c.gates = append(c.gates, clientOf(t, p.url))
+	}
+	waitReady(t, c.lb.url+"/healthz")
+	return c
+}
+
+func clientOf(t *testing.T, base string) *gate {
+	return &gate{t: t, url: base, client: &http.Client{Timeout: 15 * time.Second}}
+}
+
+// balancerTemplate is the load balancer of README "Running several gates"
+// (round robin; a gate that refuses connections is skipped within
+// lb_try_duration and left out for fail_duration; /healthz probes), on
+// loopback, plus the development backends the gates share.
+const balancerTemplate = `{
+	admin off
+	auto_https off
+	grace_period 1ns
+	log {
+		output discard
+	}
+}
+http://:%d {
+	bind 127.0.0.1
+	reverse_proxy %s {
+		lb_policy round_robin
+		lb_try_duration 2s
+		fail_duration 30s
+		health_uri /healthz
+		health_interval 2s
+	}
+}
+http://:%d {
+	bind 127.0.0.1
+	wikigate_dev_meilisearch {
+		master_key %s
+	}
+}
+http://:%d {
+	bind 127.0.0.1
+	wikigate_dev_ragflow {
+		api_key %s
+	}
+}
+`
+
+// scaleoutGateTemplate is one gate of README "Running several gates":
+// sessions in Redis (which also holds the shared rate limits), feedback in
+// PostgreSQL, the balancer trusted for X-Forwarded-For; plus a header that
+// names the gate.
+const scaleoutGateTemplate = `{
+	admin off
+	persist_config off
+	auto_https off
+	grace_period 1ns
+	servers {
+		trusted_proxies static 127.0.0.1/32
+	}
+}
+http://:%d {
+	bind 127.0.0.1
+	header ` + servedBy + ` %s
+	handle_errors {
+		wikigate_error
+	}
+	wikigate {
+		policy_dir %s
+		api_keys_file %s
+		agent_jwt {
+			issuer wikigate-dev
+			audience wikigate
+			algorithms HS256
+			hmac_secret %s
+		}
+		human_jwt {
+			issuer wikigate-dev-sso
+			audience wikigate
+			algorithms HS256
+			hmac_secret %s
+		}
+		meilisearch {
+			url %s
+			api_key %s
+			timeout 2s
+		}
+		ragflow {
+			url %s
+			api_key %s
+			timeout 5s
+		}
+		sessions {
+			store redis
+		}
+		redis {
+			url %s
+			key_prefix scaleout:
+		}
+		feedback {
+			store postgres
+		}
+		postgres {
+			dsn %s
+			max_conns 8
+		}
+	}
+}
+`
+
+// scaleoutPolicy is the team's policy with an agent's search limited to
+// 10 a minute, and its feedback not limited in practice (the test sends
+// hundreds of reports from one agent within the minute).
+func scaleoutPolicy(t *testing.T) string {
+	t.Helper()
+	dir := copyDir(t, "../rego")
+	path := filepath.Join(dir, "data.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Limits struct {
+			PerMinute map[string]map[string]any `json:"per_minute"`
+			PerHour   map[string]map[string]any `json:"per_hour"`
+		} `json:"limits"`
+	}
+	var all map[string]any
+	if json.Unmarshal(raw, &data) != nil || json.Unmarshal(raw, &all) != nil || data.Limits.PerMinute["agents"] == nil || data.Limits.PerHour["feedback"] == nil {
+		t.Fatal("rego/data.json has no limits.per_minute.agents or limits.per_hour.feedback")
+	}
+	data.Limits.PerMinute["agents"]["search"] = 10
+	data.Limits.PerMinute["agents"]["create_feedback"] = 1_000_000
+	data.Limits.PerHour["feedback"]["agents"] = 1_000_000
+	all["limits"] = data.Limits
+	out, _ := json.Marshal(all)
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
