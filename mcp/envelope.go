@@ -46,7 +46,7 @@ type message struct {
 	ID          jsontext.Value // nil for notifications and responses
 	Name        string         // params.name (tools/call, prompts/get) or params.uri (resources/read)
 	MetaVersion string         // params._meta protocol version (stateless requests)
-	body        []byte         // the whole message, for the fast path (serveFast)
+	fast        *fastRequest   // the message as the fast path reads it (decodeFast); nil if it does not
 }
 
 // envelope is a JSON-RPC 2.0 message; unknown members are refused so that
@@ -90,7 +90,7 @@ func readMessage(r *http.Request, limit int64) (*message, *refusal) {
 		return nil, refuse(http.StatusBadRequest, codeParseError, "cannot read the body")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	msg, ref := parseMessage(body)
+	msg, ref := decodeOnce(r.Header, body)
 	if ref != nil {
 		return nil, ref
 	}
@@ -98,8 +98,22 @@ func readMessage(r *http.Request, limit int64) (*message, *refusal) {
 		ref.id = msg.ID
 		return nil, ref
 	}
-	msg.body = body
 	return msg, nil
+}
+
+// decodeOnce reads body once. A request that says it is a stateless
+// tools/call or tools/list is first read by the fast path's strict decoder:
+// whatever that accepts, parseMessage accepts too and reads the same way
+// (TestFastDecodeReadsWhatParseMessageReads), so it is not read a second
+// and third time. Anything else is read by parseMessage, which refuses
+// what must be refused.
+func decodeOnce(h http.Header, body []byte) (*message, *refusal) {
+	if h.Get(headerProtocolVersion) == revisionStateless && fastMethods[h.Get(headerMethod)] {
+		if req, ok := decodeFast(body); ok {
+			return req.message(), nil
+		}
+	}
+	return parseMessage(body)
 }
 
 func parseMessage(body []byte) (*message, *refusal) {

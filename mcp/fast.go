@@ -33,11 +33,8 @@ import (
 // application/json instead of a one-event SSE stream: the client accepts
 // both, and the transport lets the server choose (TestFastPathSaysWhatTheSDKSays).
 func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, ex *exchange) bool {
-	if h.noFast || !fastHeaders(r) {
-		return false
-	}
-	req, ok := decodeFast(ex.msg.body)
-	if !ok {
+	req := ex.msg.fast
+	if h.noFast || req == nil || !fastHeaders(r) {
 		return false
 	}
 	switch req.Method {

@@ -51,10 +51,14 @@ type fastCapabilities struct {
 
 var strict = json.JoinOptions(json.RejectUnknownMembers(true))
 
+// fastMethods are the methods the fast path answers.
+var fastMethods = map[string]bool{"tools/call": true, "tools/list": true}
+
 // decodeFast reads body as a fast-path request, or reports false.
 func decodeFast(body []byte) (*fastRequest, bool) {
 	var req fastRequest
-	if json.Unmarshal(body, &req, strict) != nil || req.Params == nil || req.Params.Meta == nil {
+	if json.Unmarshal(body, &req, strict) != nil || req.JSONRPC != "2.0" || !fastMethods[req.Method] ||
+		req.Params == nil || req.Params.Meta == nil {
 		return nil, false
 	}
 	m := req.Params.Meta
@@ -99,4 +103,14 @@ func simpleID(id jsontext.Value) bool {
 		}
 	}
 	return true
+}
+
+// message is req as the front routes and checks it: what parseMessage
+// would have read from the same body.
+func (req *fastRequest) message() *message {
+	m := &message{Method: req.Method, ID: req.ID, MetaVersion: req.Params.Meta.ProtocolVersion, fast: req}
+	if req.Params.Name != nil {
+		m.Name = *req.Params.Name
+	}
+	return m
 }

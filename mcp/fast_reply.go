@@ -11,7 +11,8 @@ import (
 
 // fastCall runs a stateless tools/call through the gate, as toolHandler
 // does on the SDK path: same arguments, same CallMeta (no session, the
-// revision of the request), same rendering and isError results.
+// revision of the request), same rendering and isError results. The
+// response is built in one pooled buffer and written once.
 func (h *Handler) fastCall(w http.ResponseWriter, r *http.Request, ex *exchange, req *fastRequest) bool {
 	p := req.Params
 	if p.Name == nil || r.Header.Get(headerName) == "" || toolIndex[*p.Name] == nil {
@@ -19,41 +20,54 @@ func (h *Handler) fastCall(w http.ResponseWriter, r *http.Request, ex *exchange,
 	}
 	meta := CallMeta{RequestID: string(ex.msg.ID), Revision: revisionStateless, HTTP: ex.r}
 	out, err := h.gate.Call(r.Context(), ex.caller.Principal, *p.Name, arguments(json.RawMessage(p.Arguments)), meta)
-	res := errorResult(err)
+	var o *output
 	if err == nil {
-		res, _ = h.render(*p.Name, out) // render never fails: a marshal error is an isError result
+		var put func()
+		o, put, err = h.buildOutput(*p.Name, out)
+		if err == nil {
+			defer put()
+		}
 	}
-	b, err := h.callResultJSON(res)
 	if err != nil {
+		o = errorOutput(err) // a denial, a backend failure, or a result that would not marshal
+	}
+	rs := getScratch()
+	buf, err := h.appendCallResult(appendResponseStart(rs.b, req.ID, "result"), o)
+	if err != nil {
+		rs.release(rs.b)
 		writeFast(w, req.ID, "error", mustMarshal(errNoExchange))
 		return true
 	}
-	writeFast(w, req.ID, "result", b)
+	buf = append(buf, '}')
+	writeResponse(w, buf)
+	rs.release(buf)
 	return true
 }
 
-// callResultJSON writes res as the SDK's CallToolResult.MarshalJSON does
+// errorOutput is the isError result of a failed call, as errorResult
+// builds it for the SDK path.
+func errorOutput(err error) *output {
+	res := errorResult(err)
+	return &output{structured: mustJSON(res.StructuredContent), text: []byte(res.Content[0].(*mcpsdk.TextContent).Text), isError: true}
+}
+
+// appendCallResult writes o as the SDK's CallToolResult.MarshalJSON does
 // (encoding/json, HTML escaped, fields in its order, resultType last),
-// without marshaling structuredContent again when render already did: the
-// SDK would only compact it, and it is compact.
-func (h *Handler) callResultJSON(res *mcpsdk.CallToolResult) ([]byte, error) {
-	content, err := contentJSON(res.Content)
-	if err != nil {
-		return nil, err
-	}
-	structured, ok := res.StructuredContent.(json.RawMessage)
-	if !ok && res.StructuredContent != nil {
-		if structured, err = json.Marshal(res.StructuredContent); err != nil {
+// with the text content escaped straight into b (appendJSONString) and
+// structuredContent as render marshaled it: the SDK would only compact it,
+// and it is compact.
+func (h *Handler) appendCallResult(b []byte, o *output) ([]byte, error) {
+	b = append(append(append(b, `{"_meta":`...), h.serverMetaJSON...), `,"content":[{"type":"text","text":`...)
+	b = append(appendJSONString(b, o.text), '}')
+	if len(o.links) > 0 {
+		links, err := json.Marshal(o.links) // an answer's citations: rare enough for encoding/json
+		if err != nil {
 			return nil, err
 		}
+		b = append(append(b, ','), links[1:len(links)-1]...)
 	}
-	b := make([]byte, 0, len(h.serverMetaJSON)+len(content)+len(structured)+96)
-	b = append(append(append(b, `{"_meta":`...), h.serverMetaJSON...), `,"content":`...)
-	b = append(b, content...)
-	if structured != nil {
-		b = append(append(b, `,"structuredContent":`...), structured...)
-	}
-	if res.IsError {
+	b = append(append(b, `],"structuredContent":`...), o.structured...)
+	if o.isError {
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, `,"resultType":"complete"}`...), nil
@@ -102,38 +116,27 @@ var toolJSON = func() map[*mcpsdk.Tool][]byte {
 	return m
 }()
 
-// contentJSON is json.Marshal(content), with the common case (one text
-// block: every tool but ask) written directly: marshaling the SDK's
-// TextContent costs a wire struct and a compaction of the whole text.
-func contentJSON(content []mcpsdk.Content) ([]byte, error) {
-	if len(content) != 1 {
-		return json.Marshal(content)
-	}
-	t, ok := content[0].(*mcpsdk.TextContent)
-	if !ok || t.Meta != nil || t.Annotations != nil {
-		return json.Marshal(content)
-	}
-	text, err := json.Marshal(t.Text) // HTML-escaped, as TextContent.MarshalJSON does
-	if err != nil {
-		return nil, err
-	}
-	return append(append([]byte(`[{"type":"text","text":`), text...), `}]`...), nil
-}
-
 // writeFast writes one JSON-RPC response, framed as the SDK's encoder
 // frames it, as application/json.
 func writeFast(w http.ResponseWriter, id []byte, member string, value []byte) {
-	var b bytes.Buffer
-	b.Grow(len(value) + len(id) + 40)
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.Write(id)
-	b.WriteString(`,"` + member + `":`)
-	b.Write(value)
-	b.WriteByte('}')
+	rs := getScratch()
+	b := append(append(appendResponseStart(rs.b, id, member), value...), '}')
+	writeResponse(w, b)
+	rs.release(b)
+}
+
+// appendResponseStart opens a JSON-RPC response up to its result or error
+// member's value; the caller closes it with '}'.
+func appendResponseStart(b, id []byte, member string) []byte {
+	b = append(append(append(b, `{"jsonrpc":"2.0","id":`...), id...), `,"`...)
+	return append(append(b, member...), `":`...)
+}
+
+func writeResponse(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b.Bytes())
+	_, _ = w.Write(body)
 }
 
 // marshalNoEscape is the SDK's jsonMarshal: encoding/json without HTML

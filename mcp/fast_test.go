@@ -45,6 +45,8 @@ func fastCases() []fastCase {
 	return []fastCase{
 		{"success", call, callBody(`"c1"`, "search", q), true},
 		{"numeric id", call, callBody(`42`, "search", q), true},
+		{"ask: citations as resource links", with(call, "Mcp-Name", "ask"), callBody(`30`, "ask", q), true},
+		{"get_context (a result of another type)", with(call, "Mcp-Name", "get_context"), callBody(`31`, "get_context", q), true},
 		{"html in answer", call, callBody(`7`, "search", `,"arguments":{"question":"<a&b> \u00e9 \u2028"}`), true},
 		{"forbidden_scope", call, callBody(`2`, "search", `,"arguments":{"question":"q","scope":{"projects":["other"]}}`), true},
 		{"hidden tool", with(call, "Mcp-Name", "create_improvement_task", "Authorization", "Bearer agent:ops"),
@@ -202,5 +204,48 @@ func TestFastListErrorSaysWhatTheSDKSays(t *testing.T) {
 	sr, sb := post(t, startHandler(t, sdkH), "POST", hdr, body)
 	if fr.StatusCode != sr.StatusCode || sseMessage(fb) != sseMessage(sb) || fr.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("fast %d %s\nSDK %d %s", fr.StatusCode, fb, sr.StatusCode, sb)
+	}
+}
+
+// TestFastDecodeReadsWhatParseMessageReads is why decodeOnce may skip
+// parseMessage: every body the fast decoder accepts, parseMessage accepts
+// too, and both read the same method, id, name and revision from it. The
+// bodies are the fast-path table's and the front's refusals.
+func TestFastDecodeReadsWhatParseMessageReads(t *testing.T) {
+	bodies := []string{
+		`{"jsonrpc":"1.0","id":1,"method":"tools/list","params":{` + metaTriple + `}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"tools/list","params":{` + metaTriple + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + metaTriple + `},"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"NAME":"x",` + metaTriple + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"x",` + metaTriple + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1,` + metaTriple + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"uri":"wiki://main/x",` + metaTriple + `}}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list","params":{` + metaTriple + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"name":"x",` + metaTriple + `}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + metaTriple + `}}]`,
+	}
+	for _, c := range fastCases() {
+		bodies = append(bodies, c.body)
+	}
+	accepted := 0
+	for _, body := range bodies {
+		req, ok := decodeFast([]byte(body))
+		if !ok {
+			continue
+		}
+		accepted++
+		want, ref := parseMessage([]byte(body))
+		if ref != nil {
+			t.Errorf("fast decoder took what parseMessage refuses (%s): %s", ref.message, body)
+			continue
+		}
+		got := req.message()
+		if got.Method != want.Method || string(got.ID) != string(want.ID) || got.Name != want.Name || got.MetaVersion != want.MetaVersion {
+			t.Errorf("fast read %q %s %q %q, parseMessage %q %s %q %q: %s", got.Method, got.ID, got.Name, got.MetaVersion,
+				want.Method, want.ID, want.Name, want.MetaVersion, body)
+		}
+	}
+	if accepted < 10 {
+		t.Fatalf("only %d bodies took the fast decoder: the table no longer tests it", accepted)
 	}
 }
