@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,6 +91,9 @@ type StreamingConfig struct {
 	KeepAlive caddy.Duration `json:"keep_alive,omitempty"`
 	// MaxPerCaller caps one caller's open streams (429 past it). Default 4.
 	MaxPerCaller int `json:"max_per_caller,omitempty"`
+	// MaxOpen caps this gate process's open streams, every caller
+	// together (429 past it). Default 256.
+	MaxOpen int `json:"max_open,omitempty"`
 	// RetryAfter is the wait a 429 names. Default 5s.
 	RetryAfter caddy.Duration `json:"retry_after,omitempty"`
 }
@@ -98,6 +102,7 @@ func (s *StreamingConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "streaming", map[string]func() error{
 		"keep_alive":     func() error { return durationArg(d, &s.KeepAlive) },
 		"max_per_caller": func() error { return intArg(d, &s.MaxPerCaller, 1, 10000) },
+		"max_open":       func() error { return intArg(d, &s.MaxOpen, 1, 1_000_000) },
 		"retry_after":    func() error { return durationArg(d, &s.RetryAfter) },
 	})
 }
@@ -107,7 +112,8 @@ func (s *StreamingConfig) unmarshal(d *caddyfile.Dispenser) error {
 func (s *StreamingConfig) streamConfig() gateway.StreamConfig {
 	out := gateway.StreamConfig{ClientIP: clientIP}
 	if s != nil {
-		out.KeepAlive, out.MaxPerCaller, out.RetryAfter = time.Duration(s.KeepAlive), s.MaxPerCaller, time.Duration(s.RetryAfter)
+		out.KeepAlive, out.RetryAfter = time.Duration(s.KeepAlive), time.Duration(s.RetryAfter)
+		out.MaxPerCaller, out.MaxOpen = s.MaxPerCaller, s.MaxOpen
 	}
 	return out
 }
@@ -117,4 +123,39 @@ func clientIP(r *http.Request) string {
 		return ip
 	}
 	return r.RemoteAddr
+}
+
+// PeopleFeedbackLimit is `feedback { people_limit <burst> <every> }`: each
+// caller's budget on POST /answer/feedback (README "People's search and
+// feedback"), per gate process.
+type PeopleFeedbackLimit struct {
+	// Burst is how many reports a caller may send at once. Default 5.
+	Burst int `json:"burst,omitempty"`
+	// Every is how long the budget takes to earn one more. Default 1m.
+	Every caddy.Duration `json:"every,omitempty"`
+}
+
+func (p *PeopleFeedbackLimit) unmarshal(d *caddyfile.Dispenser) error {
+	var burst, every string
+	if !d.Args(&burst, &every) || d.NextArg() {
+		return d.Errf("people_limit takes <burst> <every>, e.g. people_limit 5 1m")
+	}
+	n, err := strconv.Atoi(burst)
+	if err != nil || n < 1 || n > 1_000_000 {
+		return d.Errf("people_limit burst %q must be a whole number from 1 to 1000000", burst)
+	}
+	dur, err := caddy.ParseDuration(every)
+	if err != nil || dur < time.Second {
+		return d.Errf("people_limit every %q must be a duration of at least 1s", every)
+	}
+	p.Burst, p.Every = n, caddy.Duration(dur)
+	return nil
+}
+
+// feedbackLimit is the gateway's; nil (no people_limit) takes its defaults.
+func (p *PeopleFeedbackLimit) feedbackLimit() gateway.FeedbackLimit {
+	if p == nil {
+		return gateway.FeedbackLimit{}
+	}
+	return gateway.FeedbackLimit{Burst: p.Burst, Every: time.Duration(p.Every)}
 }

@@ -104,6 +104,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //				api_url <url>
 //				labels  <label...>
 //			}
+//			people_limit <burst> <every>
 //		}
 //		mcp {
 //			enable                  on|off
@@ -125,6 +126,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		streaming {
 //			keep_alive     <duration>
 //			max_per_caller <n>
+//			max_open       <n>
 //			retry_after    <duration>
 //		}
 //		widget {
@@ -320,6 +322,10 @@ func (c *FeedbackConfig) unmarshal(d *caddyfile.Dispenser) error {
 		},
 		"path":   func() error { return oneArg(d, &c.Path) },
 		"github": func() error { c.GitHub = new(GitHubConfig); return c.GitHub.unmarshal(d) },
+		"people_limit": func() error {
+			c.PeopleLimit = new(PeopleFeedbackLimit)
+			return c.PeopleLimit.unmarshal(d)
+		},
 	})
 }
 

@@ -141,6 +141,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		SearchIndex:     h.Meilisearch.index(),
 		Stream:          h.Streaming.streamConfig(),
 	}
+	if h.Feedback != nil {
+		cfg.FeedbackLimit = h.Feedback.PeopleLimit.feedbackLimit()
+	}
 	h.cors = h.CORS.policy()
 	h.widget = h.Widget.handler()
 	deps := gateway.Deps{

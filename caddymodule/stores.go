@@ -51,6 +51,8 @@ type FeedbackConfig struct {
 	Path string `json:"path,omitempty"`
 	// GitHub, when set, mirrors each record to one GitHub issue.
 	GitHub *GitHubConfig `json:"github,omitempty"`
+	// PeopleLimit is each caller's budget on POST /answer/feedback.
+	PeopleLimit *PeopleFeedbackLimit `json:"people_limit,omitempty"`
 }
 
 // GitHubConfig is the GitHub Issues sink.

@@ -102,7 +102,7 @@ type Gateway struct {
 	deps    Deps
 	routes  map[string]route
 	health  healthCache
-	streams *stream.Limiter // open answer streams per caller
+	streams *stream.Limiter // open answer streams, per caller and in all
 	// feedbackLimits is each caller's budget of people's feedback.
 	feedbackLimits *ratelimit.Limiter
 	now            func() time.Time
@@ -140,7 +140,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if deps.Quotas == nil {
 		deps.Quotas = quota.NewMemory()
 	}
-	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller),
+	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller, cfg.Stream.MaxOpen),
 		feedbackLimits: ratelimit.New(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}
 	g.routes = g.routeTable()
 	return g, nil

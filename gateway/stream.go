@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -21,6 +22,10 @@ type StreamConfig struct {
 	// MaxPerCaller caps the streams one caller holds open; past it a new
 	// one is 429 rate_limited. Default stream.DefaultMaxPerCaller.
 	MaxPerCaller int
+	// MaxOpen caps the streams this gate process holds open, every caller
+	// together; past it a new one is 429 rate_limited. Default
+	// stream.DefaultMaxOpen.
+	MaxOpen int
 	// RetryAfter is the wait that 429 names; default 5s (a stream ends
 	// within an answer's time).
 	RetryAfter time.Duration
@@ -75,17 +80,27 @@ func (g *Gateway) serveStream(w http.ResponseWriter, r *http.Request, reqID, pat
 func (g *Gateway) liveRoute(r *http.Request, rt route, live *liveAnswer) route {
 	run := rt.run
 	rt.run = func(ctx context.Context, c *call) (any, error) {
-		release, ok := g.streams.Acquire(g.callerKey(r, c))
-		if !ok {
-			e := protocol.NewError(protocol.CodeRateLimited, "too many open answer streams for this caller; wait for one to end")
-			e.RetryAfter = int(g.cfg.Stream.RetryAfter.Round(time.Second) / time.Second)
-			return nil, e
+		release, err := g.streams.Acquire(g.callerKey(r, c))
+		if err != nil {
+			return nil, g.streamRefused(err)
 		}
 		live.release = release
 		c.live, c.progress = live, live.status
 		return run(ctx, c)
 	}
 	return rt
+}
+
+// streamRefused is the 429 for a stream over the caller's limit or the
+// gate's.
+func (g *Gateway) streamRefused(err error) error {
+	msg := "too many open answer streams for this caller; wait for one to end"
+	if errors.Is(err, stream.ErrGateFull) {
+		msg = "this gate holds its maximum of open answer streams; retry shortly"
+	}
+	e := protocol.NewError(protocol.CodeRateLimited, msg)
+	e.RetryAfter = int(g.cfg.Stream.RetryAfter.Round(time.Second) / time.Second)
+	return e
 }
 
 // liveAnswer is one streamed answer: its writer, and the verifier that
@@ -183,6 +198,9 @@ func applyStreamDefaults(s *StreamConfig) {
 	}
 	if s.MaxPerCaller <= 0 {
 		s.MaxPerCaller = stream.DefaultMaxPerCaller
+	}
+	if s.MaxOpen <= 0 {
+		s.MaxOpen = stream.DefaultMaxOpen
 	}
 	if s.RetryAfter < time.Second {
 		s.RetryAfter = defaultStreamRetryAfter

@@ -139,3 +139,28 @@ func TestPeopleFeedbackAuthenticatedRead(t *testing.T) {
 		t.Fatalf("signed in: %d %s", r.Status, r.Body)
 	}
 }
+
+// feedback { people_limit 2 1h }: two reports from an address pass, the
+// third is 429 naming the hour the budget takes to earn one back (the
+// default budget would name at most a minute).
+func TestPeopleFeedbackLimitFromTheCaddyfile(t *testing.T) {
+	g := startGate(t, gateOptions{})
+	const block = "feedback {\n\t\t\tpath"
+	if !strings.Contains(g.config, block) {
+		t.Fatalf("the test Caddyfile has no feedback block to extend:\n%s", g.config)
+	}
+	g.config = strings.Replace(g.config, block, "feedback {\n\t\t\tpeople_limit 2 1h\n\t\t\tpath", 1)
+	g.reload()
+	for i := range 2 {
+		if r := g.post("/answer/feedback", nil, fmt.Sprintf(`{"eventType":"qa_no_answer","question":"gap %d"}`, i)); r.Status != 200 {
+			t.Fatalf("report %d inside the budget: %d %s", i+1, r.Status, r.Body)
+		}
+	}
+	limited := g.post("/answer/feedback", nil, `{"eventType":"qa_no_answer","question":"a third gap"}`)
+	if limited.Status != 429 || limited.errorCode(t) != "rate_limited" {
+		t.Fatalf("a third report: %d %s", limited.Status, limited.Body)
+	}
+	if s, err := strconv.Atoi(limited.Header.Get("Retry-After")); err != nil || s < 3000 || s > 3600 {
+		t.Fatalf("Retry-After %q, want about an hour", limited.Header.Get("Retry-After"))
+	}
+}

@@ -336,6 +336,37 @@ func TestStreamOpenLimit(t *testing.T) {
 	})
 }
 
+// streaming { max_open 1 }: while one caller's stream is open, another
+// caller (within their own limit) is refused 429 naming the gate's limit;
+// once the first ends, the other may stream.
+func TestStreamOpenLimitPerProcess(t *testing.T) {
+	cancelled := make(chan struct{}, 4)
+	g := startGate(t, gateOptions{ragflowURL: slowRAGFlow(t, cancelled), ragflowExtra: "idle_timeout 10s",
+		extraOptions: "streaming {\n max_open 1\n retry_after 2s\n}"})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	first := g.streamAsk(ctx, "/agent/tools/ask", bearer(agentToken(t, "kunora-coding-agent")), `{"question":"agent memory"}`)
+	defer first.Body.Close()
+	readEvents(t, first.Body, func(ev gateEvent) bool { return ev.name != "delta" }) // open and streaming
+
+	other := bearer(agentToken(t, "docs-maintainer-agent"))
+	second := g.streamAsk(t.Context(), "/agent/tools/ask", other, `{"question":"agent memory"}`)
+	body, _ := io.ReadAll(second.Body)
+	second.Body.Close()
+	r := response{Status: second.StatusCode, Header: second.Header, Body: body}
+	if r.Status != 429 || r.errorCode(t) != "rate_limited" || r.Header.Get("Retry-After") != "2" ||
+		!strings.Contains(string(body), "this gate holds its maximum of open answer streams") {
+		t.Fatalf("another caller's stream on a full gate: %d %v %s", r.Status, r.Header, body)
+	}
+	cancel()
+	<-cancelled
+	waitFor(t, "the gate's slot to be given back", func() bool {
+		resp := g.streamAsk(t.Context(), "/agent/tools/ask", other, `{"question":"agent memory"}`)
+		defer resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+}
+
 func TestStreamDeniedIsJSONAndReachesNoBackend(t *testing.T) {
 	g := startGate(t, gateOptions{})
 	before := g.backendRequests(g.ragURL, ragflowKey)

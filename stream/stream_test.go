@@ -86,24 +86,46 @@ func TestNoKeepAliveBeforeTheStreamStarts(t *testing.T) {
 }
 
 func TestLimiterPerCaller(t *testing.T) {
-	l := NewLimiter(2)
-	r1, ok1 := l.Acquire("agent:a")
-	_, ok2 := l.Acquire("agent:a")
-	_, ok3 := l.Acquire("agent:a")
-	_, okOther := l.Acquire("agent:b")
-	if !ok1 || !ok2 || ok3 || !okOther {
-		t.Fatalf("acquire: %v %v %v %v", ok1, ok2, ok3, okOther)
+	l := NewLimiter(2, 100)
+	r1, err1 := l.Acquire("agent:a")
+	_, err2 := l.Acquire("agent:a")
+	_, err3 := l.Acquire("agent:a")
+	_, errOther := l.Acquire("agent:b")
+	if err1 != nil || err2 != nil || err3 != ErrCallerFull || errOther != nil {
+		t.Fatalf("acquire: %v %v %v %v", err1, err2, err3, errOther)
 	}
 	r1()
 	r1() // a second release gives nothing back twice
-	if l.Open("agent:a") != 1 {
-		t.Fatalf("open after release: %d", l.Open("agent:a"))
+	if l.Open("agent:a") != 1 || l.Total() != 2 {
+		t.Fatalf("open after release: %d, total %d", l.Open("agent:a"), l.Total())
 	}
-	if _, ok := l.Acquire("agent:a"); !ok {
+	if _, err := l.Acquire("agent:a"); err != nil {
 		t.Fatal("a released slot was not given back")
 	}
-	if _, ok := l.Acquire("agent:a"); ok {
-		t.Fatal("past the limit after a double release")
+	if _, err := l.Acquire("agent:a"); err != ErrCallerFull {
+		t.Fatalf("past the limit after a double release: %v", err)
+	}
+}
+
+func TestLimiterPerProcess(t *testing.T) {
+	l := NewLimiter(2, 3)
+	var releases []func()
+	for _, caller := range []string{"anonymous:10.0.0.1", "anonymous:10.0.0.2", "human:ann"} {
+		r, err := l.Acquire(caller)
+		if err != nil {
+			t.Fatalf("%s: %v", caller, err)
+		}
+		releases = append(releases, r)
+	}
+	if _, err := l.Acquire("anonymous:10.0.0.4"); err != ErrGateFull {
+		t.Fatalf("a fourth stream on a gate of three: %v", err)
+	}
+	if _, err := l.Acquire("anonymous:10.0.0.4"); err != ErrGateFull || l.Total() != 3 {
+		t.Fatalf("a refused stream took a slot: %v, total %d", err, l.Total())
+	}
+	releases[0]()
+	if _, err := l.Acquire("anonymous:10.0.0.4"); err != nil || l.Total() != 3 {
+		t.Fatalf("after one ended: %v, total %d", err, l.Total())
 	}
 }
 
