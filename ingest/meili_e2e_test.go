@@ -173,3 +173,29 @@ func TestMeiliIngestIsIncrementalEndToEnd(t *testing.T) {
 		t.Fatalf("untouched page: %v", hits)
 	}
 }
+
+// TestIngestOfTheSampleTreeFindsTheDevMeilisearchUpToDate: the development
+// Meilisearch starts with samplewiki/site as ingest reads it, hashes
+// included, so loading that tree into it changes nothing.
+func TestIngestOfTheSampleTreeFindsTheDevMeilisearchUpToDate(t *testing.T) {
+	dev, err := devmeili.New(devmeili.Config{MasterKey: testMasterKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(dev)
+	defer srv.Close()
+	m, err := ingest.LoadMapping(filepath.Join("..", "samplewiki", "wiki-map.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, fails, err := ingest.ReadTree(filepath.Join("..", "samplewiki", "site"), m)
+	if err != nil || len(fails) != 0 {
+		t.Fatalf("failures %v, err %v", fails, err)
+	}
+	s := &ingest.MeiliSync{Client: &ingest.MeiliClient{URL: srv.URL, Key: testMasterKey, PollEvery: time.Millisecond},
+		Index: "wiki_pages", Projects: m.ProjectIDs()}
+	rep, err := s.Run(context.Background(), pages, nil)
+	if err != nil || rep.Changes() != 0 || rep.Unchanged != 37 {
+		t.Fatalf("report %+v, err %v", rep, err)
+	}
+}

@@ -65,24 +65,8 @@ func (c *MeiliClient) do(ctx context.Context, method, path string, body, out any
 		}
 	}
 	tries, wait := c.retries()
-	var last error
-	for attempt := 0; attempt <= tries; attempt++ {
-		retryAfter, err := c.once(ctx, method, path, payload, out)
-		if err == nil || !retryable(err) {
-			return err
-		}
-		last = err
-		if attempt == tries {
-			break
-		}
-		pause := max(wait<<attempt, retryAfter)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pause):
-		}
-	}
-	return fmt.Errorf("%s %s: giving up after %d attempts: %w", method, path, tries+1, last)
+	return withRetries(ctx, tries, wait, method+" "+path,
+		func() (time.Duration, error) { return c.once(ctx, method, path, payload, out) }, retryable)
 }
 
 // transportError marks a failure before any HTTP status: worth retrying.

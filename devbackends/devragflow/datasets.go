@@ -91,6 +91,7 @@ func filterDocs(docs []*document, q url.Values) []*document {
 	for _, d := range docs {
 		switch {
 		case q.Get("id") != "" && d.id != q.Get("id"):
+		case len(q["ids"]) > 0 && !containsString(q["ids"], d.id):
 		case q.Get("name") != "" && d.name != q.Get("name"):
 		case kw != "" && !strings.Contains(strings.ToLower(d.name), kw):
 		default:
@@ -165,9 +166,10 @@ func (s *Server) documentJSON(d *document) map[string]any {
 		"id": d.id, "name": d.name, "dataset_id": d.dataset.ID, "type": "doc",
 		"suffix": strings.TrimPrefix(path.Ext(d.name), "."), "size": len(d.page.Content),
 		"location": d.name, "source_type": "local", "chunk_method": "naive", "parser_config": parserConfig(),
-		"chunk_count": len(d.chunks), "token_count": d.tokenCount(), "run": "DONE", "status": "1",
-		"progress": pyFloat(1), "progress_msg": "", "process_begin_at": httpDate(t), "process_duration": pyFloat(0),
-		"thumbnail": "", "created_by": s.model.tenantID, "nickname": devNickname,
+		"chunk_count": len(d.chunks), "token_count": d.tokenCount(), "run": d.run, "status": "1",
+		"progress": pyFloat(d.progress()), "progress_msg": d.progressMsg(), "process_begin_at": httpDate(t),
+		"process_duration": pyFloat(0),
+		"thumbnail":        "", "created_by": s.model.tenantID, "nickname": devNickname,
 		"create_time": t.UnixMilli(), "create_date": httpDate(t), "update_time": t.UnixMilli(), "update_date": httpDate(t),
 		"pipeline_id": "", "pipeline_name": "", "meta_fields": meta,
 	}

@@ -76,7 +76,7 @@ func filterDocuments(docs []*document, conds []condition, logicAnd bool) map[str
 		matched := map[string]bool{}
 		if key, ok := c.key.(string); ok {
 			for _, d := range docs {
-				if v, has := d.meta[key]; has && metaMatches(v, c.op, c.value) {
+				if v, has := d.meta[key]; has && anyItemMatches(v, c.op, c.value) {
 					matched[d.id] = true
 				}
 			}
@@ -103,6 +103,22 @@ func filterDocuments(docs []*document, conds []condition, logicAnd bool) map[str
 		ids = map[string]bool{}
 	}
 	return ids
+}
+
+// anyItemMatches is meta_filter over a stored value flattened with str():
+// a list contributes each item separately, so a document matches when one
+// of its items does.
+func anyItemMatches(v any, op string, value any) bool {
+	list, ok := v.([]any)
+	if !ok {
+		return metaMatches(pyStr(v), op, value)
+	}
+	for _, item := range list {
+		if metaMatches(pyStr(item), op, value) {
+			return true
+		}
+	}
+	return false
 }
 
 // metaMatches applies one operator to one document's metadata value.

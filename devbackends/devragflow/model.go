@@ -29,8 +29,15 @@ type document struct {
 	name    string // document_keyword: the page's base file name
 	dataset *dataset
 	page    samplewiki.Page
-	meta    map[string]string
-	chunks  []*chunk
+	// meta is the document's meta_fields: strings for the corpus, any
+	// value PATCH accepts (string, number, bool, list of those) for
+	// uploaded documents.
+	meta   map[string]any
+	chunks []*chunk
+	// run is the parsing state the documents list reports: DONE for the
+	// corpus; UNSTART after an upload until a parse request (writes.go).
+	run      string
+	uploaded bool
 }
 
 // chunk is one indexed piece of a document.
@@ -86,28 +93,48 @@ func (m *model) addDocument(ds *dataset, p samplewiki.Page) {
 		name:    path.Base(p.Path),
 		dataset: ds,
 		page:    p,
-		meta: map[string]string{
+		meta: map[string]any{
 			"path": p.Path, "url": p.URL, "title": p.Title,
 			"project": p.Project, "version": p.Version, "status": p.Status,
 		},
+		run: "DONE",
 	}
+	if p.ContentHash != "" {
+		// What `wikigate ingest` stores beside the citation metadata: with
+		// it, an ingest of the sample tree finds these documents up to date.
+		doc.meta["contentHash"] = p.ContentHash
+	}
+	doc.chunkContent()
+	m.chunks = append(m.chunks, doc.chunks...)
+	ds.docs = append(ds.docs, doc)
+	m.byDoc[doc.id] = doc
+}
+
+// chunkContent cuts the document's text into chunks, as parsing does.
+func (doc *document) chunkContent() {
 	titleTerms := map[string]bool{}
-	for _, t := range tokenize(p.Title) {
+	for _, t := range tokenize(doc.title()) {
 		titleTerms[t] = true
 	}
-	for i, text := range splitPage(p.Content) {
-		c := &chunk{
+	doc.chunks = nil
+	for i, text := range splitPage(doc.page.Content) {
+		doc.chunks = append(doc.chunks, &chunk{
 			id:      stableID("chunk", doc.id, strconv.Itoa(i), text),
 			doc:     doc,
 			content: text,
 			terms:   termFrequencies(text),
 			title:   titleTerms,
-		}
-		doc.chunks = append(doc.chunks, c)
-		m.chunks = append(m.chunks, c)
+		})
 	}
-	ds.docs = append(ds.docs, doc)
-	m.byDoc[doc.id] = doc
+}
+
+// title is the metadata title, else the document name (an uploaded
+// document has no metadata until its PATCH).
+func (doc *document) title() string {
+	if t, ok := doc.meta["title"].(string); ok && t != "" {
+		return t
+	}
+	return doc.name
 }
 
 // stampDates gives each dataset the span of its pages' update dates; an

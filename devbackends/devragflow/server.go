@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wikigate/wikigate/devbackends/devlog"
@@ -44,6 +45,9 @@ type Server struct {
 	log    *devlog.Ring[LoggedRequest]
 	routes []route
 	now    func() time.Time
+	// mu lets the ingestion routes change the model while no other request
+	// reads it: writers take it exclusively, every other route shared.
+	mu sync.RWMutex
 }
 
 // New builds a Server over cfg.Corpus (or the embedded sample wiki).
@@ -78,6 +82,7 @@ type route struct {
 	methods map[string]handlerFunc
 	public  bool // no API key needed
 	dev     bool // /_dev routes: key needed, not logged
+	write   bool // changes the model (ingestion routes)
 }
 
 func (s *Server) routeTable() []route {
@@ -87,8 +92,16 @@ func (s *Server) routeTable() []route {
 		{pattern: "/api/v1/retrieval", methods: post(s.handleRetrieval)},
 		{pattern: "/api/v1/chat/completions", methods: post(s.handleCompletion)},
 		{pattern: "/api/v1/chats/{chat_id}/completions", methods: post(s.handleCompletion)},
-		{pattern: "/api/v1/datasets", methods: get(s.handleDatasets)},
-		{pattern: "/api/v1/datasets/{dataset_id}/documents", methods: get(s.handleDocuments)},
+		{pattern: "/api/v1/datasets", methods: map[string]handlerFunc{
+			http.MethodGet: s.handleDatasets, http.MethodPost: s.handleCreateDataset}, write: true},
+		{pattern: "/api/v1/datasets/{dataset_id}/documents", methods: map[string]handlerFunc{
+			http.MethodGet: s.handleDocuments, http.MethodPost: s.handleUpload,
+			http.MethodDelete: s.handleDeleteDocuments}, write: true},
+		// before {document_id}: the first matching pattern wins
+		{pattern: "/api/v1/datasets/{dataset_id}/documents/parse", methods: post(s.handleParseDocuments), write: true},
+		{pattern: "/api/v1/datasets/{dataset_id}/documents/{document_id}", methods: map[string]handlerFunc{
+			http.MethodPatch: s.handleUpdateDocument, http.MethodPut: s.handleUpdateDocument}, write: true},
+		{pattern: "/api/v1/datasets/{dataset_id}/chunks", methods: post(s.handleParse), write: true},
 		{pattern: "/api/v1/system/healthz", methods: get(s.handleHealthz), public: true},
 		{pattern: "/v1/system/healthz", methods: get(s.handleHealthz), public: true},
 		{pattern: "/api/v1/system/ping", methods: get(s.handlePing), public: true},
@@ -136,6 +149,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rec *LoggedReques
 	}
 	for k, v := range params {
 		r.SetPathValue(k, v)
+	}
+	if rt.write && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	} else {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
 	}
 	h(w, r, rec)
 	return rt

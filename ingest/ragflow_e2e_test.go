@@ -1,0 +1,164 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wikigate/wikigate/devbackends/devragflow"
+	"github.com/wikigate/wikigate/ingest"
+	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/samplewiki"
+)
+
+const testRAGFlowKey = "ragflow-ingest-test-key"
+
+// emptyRAGFlow starts a development RAGFlow holding no dataset.
+func emptyRAGFlow(t *testing.T) *httptest.Server {
+	t.Helper()
+	dev, err := devragflow.New(devragflow.Config{APIKey: testRAGFlowKey, Corpus: &samplewiki.Corpus{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(dev)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func runRAGFlow(t *testing.T, url, src string, dry bool) (*ingest.Report, *ingest.Catalog) {
+	t.Helper()
+	m, err := ingest.LoadMapping(filepath.Join("testdata", "mapping.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, fails, err := ingest.ReadTree(src, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &ingest.RAGFlowSync{Client: &ingest.RAGFlowClient{URL: url, Key: testRAGFlowKey, PollEvery: time.Millisecond},
+		Mapping: m, Concurrency: 2, DryRun: dry}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, cat, err := s.Run(ctx, pages, fails)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failures) != 0 {
+		t.Fatalf("write failures: %+v", rep.Failures)
+	}
+	return rep, cat
+}
+
+// retrieve asks as the gate does (its own client, the metadata fields it
+// needs) within the datasets the catalog names for project, main, status.
+func retrieve(t *testing.T, url string, cat *ingest.Catalog, project, status, q string) []ragflow.Chunk {
+	t.Helper()
+	c, err := ragflow.New(ragflow.Config{URL: url, APIKey: testRAGFlowKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := cat.Datasets[project]["main"][status]
+	res, err := c.Retrieve(context.Background(), ragflow.RetrieveParams{Question: q, DatasetIDs: ids})
+	if err != nil {
+		t.Fatalf("retrieve %q in %v: %v", q, ids, err)
+	}
+	return res.Chunks
+}
+
+func TestRAGFlowIngestIsIncrementalEndToEnd(t *testing.T) {
+	srv := emptyRAGFlow(t)
+	src := copyTree(t)
+	dry, cat := runRAGFlow(t, srv.URL, src, true)
+	if len(dry.Added) != 5 || !strings.HasPrefix(cat.Datasets["kunora-ops"]["main"]["working"][0], "(to be created: kunora-ops main working)") {
+		t.Fatalf("dry run: %+v, catalog %+v", dry, cat.Datasets)
+	}
+	first, cat := runRAGFlow(t, srv.URL, src, false)
+	if len(first.Added) != 5 || first.Changes() != 5 {
+		t.Fatalf("first run: %+v", first)
+	}
+	if n := len(cat.Datasets["kunora-kgent"]); n != 2 {
+		t.Fatalf("catalog %v: want main and v1.0 for kunora-kgent", cat.Datasets)
+	}
+	chunks := retrieve(t, srv.URL, cat, "kunora-kgent", "approved", "orbital kettle")
+	if len(chunks) == 0 {
+		t.Fatal("the ingested page is not retrievable")
+	}
+	want := map[string]any{"path": "publish/system/components/kunora-kgent/index.md", "url": "/system/components/kunora-kgent/",
+		"title": "kgent overview", "project": "kunora-kgent", "version": "main", "status": "approved"}
+	if !reflect.DeepEqual(chunks[0].Metadata, want) {
+		t.Fatalf("document_metadata %v, want %v", chunks[0].Metadata, want)
+	}
+	if second, _ := runRAGFlow(t, srv.URL, src, false); second.Changes() != 0 || second.Unchanged != 5 {
+		t.Fatalf("second run changed something: %+v", second)
+	}
+	page := filepath.Join(src, "docs", "operations", "runbook.md")
+	if err := os.WriteFile(page, []byte("# On-call runbook\n\nEscalate to the zeppelin desk after ten minutes.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	edited, cat := runRAGFlow(t, srv.URL, src, false)
+	if !reflect.DeepEqual(edited.Changed, []string{"publish/operations/runbook.md (main)"}) || edited.Changes() != 1 {
+		t.Fatalf("after one edit: %+v", edited)
+	}
+	if got := retrieve(t, srv.URL, cat, "kunora-ops", "approved", "zeppelin desk"); len(got) != 1 ||
+		!strings.Contains(got[0].Content, "zeppelin") || got[0].MetaString("path") != "publish/operations/runbook.md" {
+		t.Fatalf("edited content: %+v", got)
+	}
+	if got := retrieve(t, srv.URL, cat, "kunora-ops", "approved", "gateway error rate"); len(got) != 0 {
+		t.Fatalf("the old content is still retrievable: %+v", got)
+	}
+	if err := os.Remove(filepath.Join(src, "docs", "operations", "drafts", "capacity.md")); err != nil {
+		t.Fatal(err)
+	}
+	removed, cat := runRAGFlow(t, srv.URL, src, false)
+	if !reflect.DeepEqual(removed.Removed, []string{"publish/operations/drafts/capacity.md (main)"}) || removed.Changes() != 1 {
+		t.Fatalf("after one delete: %+v", removed)
+	}
+	if got := retrieve(t, srv.URL, cat, "kunora-ops", "working", "capacity quarter"); len(got) != 0 {
+		t.Fatalf("removed page still retrievable: %+v", got)
+	}
+}
+
+// TestIngestOfTheSampleTreeFindsTheDevBackendsUpToDate is the promise the
+// README makes: the development backends start with samplewiki/site read
+// by ingest's own code, so loading that tree into them changes nothing, and
+// the catalog ingest computes is rego/data.json's.
+func TestIngestOfTheSampleTreeFindsTheDevBackendsUpToDate(t *testing.T) {
+	dev, err := devragflow.New(devragflow.Config{APIKey: testRAGFlowKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(dev)
+	defer srv.Close()
+	m, err := ingest.LoadMapping(filepath.Join("..", "samplewiki", "wiki-map.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, fails, err := ingest.ReadTree(filepath.Join("..", "samplewiki", "site"), m)
+	if err != nil || len(fails) != 0 || len(pages) != 37 {
+		t.Fatalf("%d pages, failures %v, err %v", len(pages), fails, err)
+	}
+	s := &ingest.RAGFlowSync{Client: &ingest.RAGFlowClient{URL: srv.URL, Key: testRAGFlowKey}, Mapping: m}
+	rep, cat, err := s.Run(context.Background(), pages, nil)
+	if err != nil || rep.Changes() != 0 || rep.Unchanged != 37 {
+		t.Fatalf("report %+v, err %v", rep, err)
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "rego", "data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Catalog ingest.Catalog `json:"catalog"`
+	}
+	if err := json.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cat.Datasets, data.Catalog.Datasets) {
+		t.Fatalf("catalog %v\nwant rego/data.json's %v", cat.Datasets, data.Catalog.Datasets)
+	}
+}

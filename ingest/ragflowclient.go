@@ -1,0 +1,170 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RAGFlowClient speaks the write side of RAGFlow's HTTP API (upstreams/
+// ragflow/INGEST.md) with an API key of the tenant that owns the datasets.
+type RAGFlowClient struct {
+	URL string
+	Key string
+	// HTTP defaults to a client with a 60s timeout (uploads can be large).
+	HTTP *http.Client
+	// Retries and Backoff: as MeiliClient's (429, 5xx, transport failures).
+	Retries int
+	Backoff time.Duration
+	// ParseTimeout bounds the wait for one dataset's parsing (default 10m);
+	// PollEvery is the polling interval (default 1s, as RAGFlow's SDK).
+	ParseTimeout time.Duration
+	PollEvery    time.Duration
+}
+
+// RAGFlowError is an envelope with a non-zero code: RAGFlow answers HTTP 200
+// for the errors of an authenticated call (INGEST §1).
+type RAGFlowError struct {
+	Status  int
+	Code    int
+	Message string
+}
+
+func (e *RAGFlowError) Error() string {
+	if e.Code == 0 {
+		return fmt.Sprintf("ragflow HTTP %d: %s", e.Status, e.Message)
+	}
+	return fmt.Sprintf("ragflow code %d: %s", e.Code, e.Message)
+}
+
+// envelope is {code, message, data} (data may come even with code 500:
+// a partial upload, INGEST §5).
+type envelope struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// request is one call: a JSON body, or a multipart file.
+type request struct {
+	method, path string
+	query        url.Values
+	json         any
+	file         *uploadFile
+}
+
+type uploadFile struct{ name, content string }
+
+// call sends req (retrying what may succeed later) and decodes data into out.
+func (c *RAGFlowClient) call(ctx context.Context, req request, out any) error {
+	tries, wait := c.Retries, c.Backoff
+	if tries <= 0 {
+		tries = 4
+	}
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	var env envelope
+	err := withRetries(ctx, tries, wait, req.method+" "+req.path, func() (time.Duration, error) {
+		env = envelope{}
+		return c.once(ctx, req, &env)
+	}, ragflowRetryable)
+	if err != nil {
+		return err
+	}
+	if env.Code != 0 {
+		return &RAGFlowError{Status: http.StatusOK, Code: env.Code, Message: env.Message}
+	}
+	if out == nil || len(env.Data) == 0 {
+		return nil
+	}
+	return json.Unmarshal(env.Data, out)
+}
+
+func ragflowRetryable(err error) bool {
+	if e, ok := err.(*RAGFlowError); ok {
+		return e.Code == 0 && (e.Status == http.StatusTooManyRequests || e.Status >= 500)
+	}
+	_, transport := err.(transportError)
+	return transport
+}
+
+func (c *RAGFlowClient) once(ctx context.Context, req request, env *envelope) (time.Duration, error) {
+	body, contentType, err := req.encode()
+	if err != nil {
+		return 0, err
+	}
+	target := strings.TrimSuffix(c.URL, "/") + req.path
+	if len(req.query) > 0 {
+		target += "?" + req.query.Encode()
+	}
+	hr, err := http.NewRequestWithContext(ctx, req.method, target, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	if contentType != "" {
+		hr.Header.Set("Content-Type", contentType)
+	}
+	hr.Header.Set("Authorization", "Bearer "+c.Key)
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 60 * time.Second}
+	}
+	resp, err := hc.Do(hr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, transportError{err}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return 0, transportError{err}
+	}
+	if resp.StatusCode != http.StatusOK {
+		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return time.Duration(secs) * time.Second, &RAGFlowError{Status: resp.StatusCode, Message: snippet(raw)}
+	}
+	if err := json.Unmarshal(raw, env); err != nil {
+		return 0, &RAGFlowError{Status: resp.StatusCode, Message: "not a RAGFlow envelope: " + snippet(raw)}
+	}
+	return 0, nil
+}
+
+// encode builds the body anew for every attempt (a reader is spent).
+func (r request) encode() ([]byte, string, error) {
+	switch {
+	case r.file != nil:
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		part, err := mw.CreateFormFile("file", r.file.name)
+		if err == nil {
+			_, err = io.WriteString(part, r.file.content)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		return buf.Bytes(), mw.FormDataContentType(), err
+	case r.json != nil:
+		raw, err := json.Marshal(r.json)
+		return raw, "application/json", err
+	}
+	return nil, "", nil
+}
+
+func snippet(raw []byte) string {
+	s := strings.TrimSpace(string(raw))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
