@@ -1,16 +1,26 @@
 // Command wikigate is Caddy with the wikigate module, the development
-// backends and the `wikigate` subcommand (tokens and API keys), built with
-// plain `go build` (xcaddy.sh builds the same with xcaddy).
+// backends and wikigate's commands (token, key, ingest, doctor, policy,
+// audit), built with plain `go build` (xcaddy.sh builds the same with
+// xcaddy).
 package main
 
 import (
+	"os"
+
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
 	_ "github.com/wikigate/wikigate"
+	"github.com/wikigate/wikigate/cmd/wikigatecmd"
 )
 
 func main() {
+	// Caddy's version command knows only Caddy's version; an operator
+	// needs the gate's too (a Caddy command cannot be registered twice).
+	if wikigatecmd.IsVersionCall(os.Args) {
+		wikigatecmd.PrintVersion(os.Stdout)
+		return
+	}
 	caddycmd.Main()
 }

@@ -1,6 +1,7 @@
 // Package wikigatecmd adds wikigate's command-line parts to Caddy: the
-// `wikigate` subcommand (development tokens, API keys) and the WIKIGATE_*
-// environment defaults the repo's Caddyfile relies on.
+// top-level token, key, doctor, ingest, policy and audit commands, the
+// gate's version line, and the WIKIGATE_* environment defaults the repo's
+// Caddyfile relies on.
 package wikigatecmd
 
 import (
@@ -17,32 +18,80 @@ import (
 
 // init applies the environment defaults before Caddy reads the Caddyfile
 // (package init runs before main, in this binary and in an xcaddy build) and
-// registers the `wikigate` subcommand. Serving with the development JWT
-// secret is warned about where it matters: when a configured verifier
-// holds it (caddymodule).
+// registers wikigate's commands at the top level (`wikigate token`,
+// `wikigate key`, `wikigate doctor`), where an operator looks for them.
+// `wikigate wikigate …`, the old spelling, stays as an alias for one
+// release. Serving with the development JWT secret is warned about where
+// it matters: when a configured verifier holds it (caddymodule).
 func init() {
 	applyEnvDefaults()
 	prepareDataDir(os.Args)
 	caddycmd.RegisterCommand(caddycmd.Command{
+		Name:      "token",
+		Usage:     "(--agent ID | --human ID [--role R]) [--ttl 1h]",
+		Short:     "Prints a signed JWT for an agent or a human (development secret by default)",
+		Long:      tokenLong,
+		CobraFunc: adopt(tokenCommand),
+	})
+	caddycmd.RegisterCommand(caddycmd.Command{
+		Name:      "key",
+		Usage:     "create|list|revoke ...",
+		Short:     "Manages hashed wikigate API keys (create, list, revoke)",
+		Long:      keyLong,
+		CobraFunc: adopt(keyCommand),
+	})
+	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "wikigate",
-		Usage: "token|key ...",
-		Short: "Mints development tokens and manages wikigate API keys",
-		Long: `Mints tokens that the repo's default Caddyfile accepts, and manages the
-hashed API key store.
+		Usage: "token|key|ingest|doctor ...",
+		Short: "Old spelling of wikigate token|key|ingest|doctor (kept for one release)",
+		Long: `The commands that used to live here are at the top level now:
 
-  wikigate wikigate token --agent kunora-coding-agent [--ttl 1h]
-  wikigate wikigate token --human alice [--role wiki-maintainer]
-  wikigate wikigate key create --agent kunora-coding-agent [--label ci] [--ttl 720h]
-  wikigate wikigate key list
-  wikigate wikigate key revoke --prefix <prefix>
+  wikigate token --agent kunora-coding-agent     (was: wikigate wikigate token …)
+  wikigate key create --agent kunora-coding-agent
+  wikigate ingest --src ./website --map wiki-map.yaml
+  wikigate doctor --config Caddyfile
 
-Tokens are signed with WIKIGATE_DEV_JWT_SECRET (a public development default
-when unset: unsafe for production). Keys live in WIKIGATE_API_KEYS_FILE
-(default data/api_keys.json); only their SHA-256 hashes are stored.`,
+This alias will be removed in the next release.`,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.AddCommand(tokenCommand(), keyCommand(), ingestCommand())
+			cmd.AddCommand(tokenCommand(), keyCommand(), ingestCommand(), doctorCommand())
 		},
 	})
+}
+
+const tokenLong = `Mints tokens that the repo's default Caddyfile accepts.
+
+  wikigate token --agent kunora-coding-agent [--ttl 1h]
+  wikigate token --human alice [--role wiki-maintainer]
+
+Tokens are signed with WIKIGATE_DEV_JWT_SECRET (a public development default
+when unset: unsafe for production; production tokens come from your
+identity provider).`
+
+const keyLong = `Manages the hashed API key store the gate's api_keys_file names.
+
+  wikigate key create --agent kunora-coding-agent [--label ci] [--ttl 720h]
+  wikigate key list
+  wikigate key revoke --prefix <prefix>
+
+Keys live in WIKIGATE_API_KEYS_FILE (default data/api_keys.json); only their
+SHA-256 hashes are stored, and a running gate picks changes up without a
+reload. key list shows when a gate last accepted each key (kept to within a
+minute beside the key file).`
+
+// adopt moves a cobra command's flags, argument rule, action and
+// subcommands onto the command Caddy built for a top-level registration,
+// so the top-level command and the alias under "wikigate" are one
+// definition.
+func adopt(build func() *cobra.Command) func(*cobra.Command) {
+	return func(cmd *cobra.Command) {
+		c := build()
+		cmd.Flags().AddFlagSet(c.Flags())
+		cmd.Args, cmd.RunE = c.Args, c.RunE
+		for _, sub := range c.Commands() {
+			c.RemoveCommand(sub)
+			cmd.AddCommand(sub)
+		}
+	}
 }
 
 func tokenCommand() *cobra.Command {
@@ -90,93 +139,4 @@ func warnDevSecret() {
 	if os.Getenv(envJWTSecret) == devJWTSecret {
 		fmt.Fprintln(os.Stderr, "warning: signed with the public development secret; set "+envJWTSecret+" (unsafe for production)")
 	}
-}
-
-func keyCommand() *cobra.Command {
-	c := &cobra.Command{Use: "key", Short: "Manages hashed API keys (create, list, revoke)"}
-	c.AddCommand(keyCreateCommand(), keyListCommand(), keyRevokeCommand())
-	return c
-}
-
-func openStore(file string) (*identity.KeyStore, error) {
-	if file == "" {
-		file = os.Getenv(envAPIKeysFile)
-	}
-	return identity.OpenKeyStore(file)
-}
-
-func keyCreateCommand() *cobra.Command {
-	var agent, label, file string
-	var ttl time.Duration
-	c := &cobra.Command{
-		Use:   "create --agent ID",
-		Short: "Creates an API key, prints it once and stores only its hash",
-		RunE: func(*cobra.Command, []string) error {
-			if agent == "" {
-				return errors.New("--agent is required")
-			}
-			store, err := openStore(file)
-			if err != nil {
-				return err
-			}
-			key, rec, err := store.Create(agent, label, ttl)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "created key %s for agent %s; it is shown once, store it now\n", rec.Prefix, rec.Agent)
-			fmt.Println(key)
-			return nil
-		},
-	}
-	c.Flags().StringVar(&agent, "agent", "", "agent id the key authenticates as")
-	c.Flags().StringVar(&label, "label", "", "free-text label")
-	c.Flags().DurationVar(&ttl, "ttl", 0, "lifetime (0: no expiry)")
-	c.Flags().StringVar(&file, "file", "", "key store (default $"+envAPIKeysFile+")")
-	return c
-}
-
-func keyListCommand() *cobra.Command {
-	var file string
-	c := &cobra.Command{
-		Use:   "list",
-		Short: "Lists API keys (prefix, agent, label, expiry, revoked, last used); never the keys",
-		RunE: func(*cobra.Command, []string) error {
-			store, err := openStore(file)
-			if err != nil {
-				return err
-			}
-			for _, r := range store.List() {
-				exp := "never"
-				if r.ExpiresAt != nil {
-					exp = r.ExpiresAt.Format(time.RFC3339)
-				}
-				used := "never"
-				if r.LastUsedAt != nil {
-					used = r.LastUsedAt.UTC().Format(time.RFC3339)
-				}
-				fmt.Printf("%s\tagent=%s\tlabel=%q\texpires=%s\trevoked=%v\tlast_used=%s\n", r.Prefix, r.Agent, r.Label, exp, r.Revoked, used)
-			}
-			return nil
-		},
-	}
-	c.Flags().StringVar(&file, "file", "", "key store")
-	return c
-}
-
-func keyRevokeCommand() *cobra.Command {
-	var prefix, file string
-	c := &cobra.Command{
-		Use:   "revoke --prefix P",
-		Short: "Revokes an API key by its visible prefix",
-		RunE: func(*cobra.Command, []string) error {
-			store, err := openStore(file)
-			if err != nil {
-				return err
-			}
-			return store.Revoke(prefix)
-		},
-	}
-	c.Flags().StringVar(&prefix, "prefix", "", "key prefix as shown by key list")
-	c.Flags().StringVar(&file, "file", "", "key store")
-	return c
 }

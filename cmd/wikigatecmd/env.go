@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/wikigate/wikigate/caddymodule"
+	"github.com/wikigate/wikigate/devbackends/devmeili"
 )
 
 // devJWTSecret is the public development JWT secret; the gate warns when a
@@ -36,12 +37,9 @@ const (
 // default to the development backends' addresses, so pointing the gate at
 // real backends needs only WIKIGATE_MEILI_URL / WIKIGATE_RAGFLOW_URL and keys.
 func applyEnvDefaults() {
-	setDefault(envListen, defaultListen)
-	setDefault(envMeiliDev, defaultMeiliDev)
-	setDefault(envRAGFlowDev, defaultRAGDev)
-	for _, name := range []string{envListen, envMeiliDev, envRAGFlowDev} {
-		splitHostPort(name)
-	}
+	setAddress(envListen, defaultListen)
+	setAddress(envMeiliDev, defaultMeiliDev)
+	setAddress(envRAGFlowDev, defaultRAGDev)
 	setDefault("WIKIGATE_DATA_DIR", "data")
 	// The admin API listens on a socket only its owner may open (0600).
 	setDefault("WIKIGATE_ADMIN", "unix/"+os.Getenv("WIKIGATE_DATA_DIR")+"/admin.sock|0600")
@@ -49,6 +47,12 @@ func applyEnvDefaults() {
 	setDefault("WIKIGATE_RAGFLOW_URL", "http://"+os.Getenv(envRAGFlowDev))
 	setDefault("WIKIGATE_MEILI_KEY", devMeiliKey)
 	setDefault("WIKIGATE_MEILI_DEV_MASTER_KEY", devMeiliKey)
+	// The gate searches with the development Meilisearch's search-only key
+	// (tenant tokens signed with it), never its master key, which only
+	// `wikigate ingest` and `wikigate doctor` use (WIKIGATE_MEILI_KEY).
+	uid, key := devmeili.SearchKeyFor(os.Getenv("WIKIGATE_MEILI_DEV_MASTER_KEY"))
+	setDefault("WIKIGATE_MEILI_SEARCH_KEY_UID", uid)
+	setDefault("WIKIGATE_MEILI_SEARCH_KEY", key)
 	setDefault("WIKIGATE_RAGFLOW_KEY", devRAGFlowKey)
 	setDefault("WIKIGATE_RAGFLOW_DEV_KEY", devRAGFlowKey)
 	setDefault(envJWTSecret, devJWTSecret)
@@ -59,6 +63,22 @@ func setDefault(name, value string) {
 	if _, ok := os.LookupEnv(name); !ok {
 		_ = os.Setenv(name, value)
 	}
+}
+
+// setAddress fills a host:port variable and its _HOST and _PORT parts
+// from whichever are set: WIKIGATE_LISTEN=127.0.0.1:9000 and
+// WIKIGATE_LISTEN_PORT=9000 mean the same, so scripts and the backend URLs
+// derived from an address follow either spelling.
+func setAddress(name, fallback string) {
+	host, port, _ := net.SplitHostPort(fallback)
+	if h, ok := os.LookupEnv(name + "_HOST"); ok {
+		host = h
+	}
+	if p, ok := os.LookupEnv(name + "_PORT"); ok {
+		port = p
+	}
+	setDefault(name, net.JoinHostPort(host, port))
+	splitHostPort(name)
 }
 
 func splitHostPort(name string) {

@@ -35,3 +35,22 @@ func TestDataDirIsCreatedOwnerOnlyWhenServing(t *testing.T) {
 		t.Fatalf("data dir after run: %v %v, want an owner-only directory", fi, err)
 	}
 }
+
+func TestAddressPartsAndWholeAddressAgree(t *testing.T) {
+	for _, name := range []string{"WIKIGATE_LISTEN", "WIKIGATE_LISTEN_HOST", "WIKIGATE_LISTEN_PORT", "WIKIGATE_MEILI_DEV", "WIKIGATE_MEILI_DEV_HOST", "WIKIGATE_MEILI_DEV_PORT", "WIKIGATE_MEILI_URL"} {
+		t.Setenv(name, "")
+		os.Unsetenv(name)
+	}
+	t.Setenv("WIKIGATE_LISTEN_PORT", "18710")
+	t.Setenv("WIKIGATE_MEILI_DEV", "127.0.0.2:18711")
+	applyEnvDefaults()
+	for name, want := range map[string]string{
+		"WIKIGATE_LISTEN": "127.0.0.1:18710", "WIKIGATE_LISTEN_HOST": "127.0.0.1",
+		"WIKIGATE_MEILI_DEV_HOST": "127.0.0.2", "WIKIGATE_MEILI_DEV_PORT": "18711",
+		"WIKIGATE_MEILI_URL": "http://127.0.0.2:18711",
+	} {
+		if got := os.Getenv(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}

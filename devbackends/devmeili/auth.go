@@ -46,6 +46,15 @@ func deriveKey(masterKey, uid string) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
+// SearchKeyFor is the uid and value of the development server's search-only
+// key ("Default Search API Key", actions ["search"]) under masterKey, as
+// GET /keys lists it. The default Caddyfile gives the gate this key, never
+// the master key; `wikigate` computes it for WIKIGATE_MEILI_SEARCH_KEY(_UID)
+// so the two stay in step without a call.
+func SearchKeyFor(masterKey string) (uid, key string) {
+	return searchKeyUID, deriveKey(masterKey, searchKeyUID)
+}
+
 func equalSecret(a, b string) bool {
 	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }

@@ -1,0 +1,73 @@
+package wikigatecmd
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+)
+
+func TestOperatorCommandsAreAtTheTopLevelAndUnderTheOldName(t *testing.T) {
+	cmds := caddycmd.Commands()
+	for _, name := range []string{"token", "key", "doctor", "ingest", "policy", "audit", "wikigate"} {
+		if _, ok := cmds[name]; !ok {
+			t.Errorf("wikigate %s is not a top-level command", name)
+		}
+	}
+	alias := &cobra.Command{Use: "wikigate"}
+	cmds["wikigate"].CobraFunc(alias)
+	var subs []string
+	for _, c := range alias.Commands() {
+		subs = append(subs, c.Name())
+	}
+	for _, name := range []string{"token", "key", "ingest", "doctor"} {
+		if !slices.Contains(subs, name) {
+			t.Errorf("the old spelling `wikigate wikigate %s` is gone (has %v)", name, subs)
+		}
+	}
+	key := &cobra.Command{Use: "key"}
+	cmds["key"].CobraFunc(key)
+	for _, name := range []string{"create", "list", "revoke"} {
+		if c, _, err := key.Find([]string{name}); err != nil || c.Name() != name {
+			t.Errorf("wikigate key %s: %v", name, err)
+		}
+	}
+}
+
+// run executes a command tree with args and returns what it printed.
+func run(t *testing.T, c *cobra.Command, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	c.SetOut(&out)
+	c.SetErr(&out)
+	c.SetArgs(args)
+	err := c.Execute()
+	return out.String(), err
+}
+
+func TestKeyRevokeSaysWhichKeyItRevoked(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.json")
+	out, err := run(t, keyCommand(), "create", "--agent", "ci-bot", "--label", "nightly", "--file", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := strings.Fields(out)[2] // "created key <prefix> for agent …"
+	out, err = run(t, keyCommand(), "revoke", "--prefix", prefix, "--file", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "revoked " + prefix + "\tagent=ci-bot\tlabel=\"nightly\"\n"; out != want {
+		t.Errorf("revoke printed %q, want %q", out, want)
+	}
+	out, _ = run(t, keyCommand(), "list", "--file", file)
+	if !strings.Contains(out, prefix+"\tagent=ci-bot") || !strings.Contains(out, "revoked=true\tlast_used=never") {
+		t.Errorf("list after revoke: %q", out)
+	}
+	if _, err := run(t, keyCommand(), "revoke", "--prefix", "nosuchkey", "--file", file); err == nil || !strings.Contains(err.Error(), `no api key with prefix "nosuchkey"`) {
+		t.Errorf("revoking an unknown prefix: %v", err)
+	}
+}
