@@ -167,4 +167,3 @@ func TestDecisionLogUploadDropsWhenDown(t *testing.T) {
 		t.Errorf("%d events accepted by a service that refuses all", len(evs))
 	}
 }
-

@@ -14,6 +14,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/wikigate/wikigate/rego/schema"
 )
 
 // prepared is one loaded policy: the prepared query, the revision of the
@@ -65,6 +67,9 @@ func readTree(dir string) (files, tests snapshot, err error) {
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && path == filepath.Join(dir, schema.Dir) {
+			return fs.SkipDir // the input and decision schemas: not policy data
 		}
 		if path != dir && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
@@ -141,7 +146,7 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int) (*pr
 	if err != nil {
 		return nil, fmt.Errorf("load policy: %w", err)
 	}
-	compiler, err := result.Compiler()
+	compiler, err := compileTyped(result.ParsedModules())
 	if err != nil {
 		return nil, fmt.Errorf("compile policy: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/wikigate/wikigate/policies"
+	"github.com/wikigate/wikigate/rego/schema"
 )
 
 // ExplainOptions say which decision to explain with which policy.
@@ -146,8 +147,10 @@ func traceOf(ctx context.Context, dir, query string, input json.RawMessage) ([]*
 	return *buf, nil
 }
 
-func skipTests(_ string, info fs.FileInfo, _ int) bool {
-	return !info.IsDir() && strings.HasSuffix(info.Name(), "_test.rego")
+// skipTests leaves out the *_test.rego and the schema folder, as the gate
+// does.
+func skipTests(path string, info fs.FileInfo, depth int) bool {
+	return (!info.IsDir() && strings.HasSuffix(info.Name(), "_test.rego")) || schema.Exclude(path, info, depth)
 }
 
 // heldRules lists, in the order they held, each wikigate rule whose body

@@ -65,6 +65,9 @@ func (f *buildFlags) run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := policies.CheckDir(ctx, f.dir); err != nil {
+		return fmt.Errorf("not building: %w", err) // a type error first: it would only show as failing tests
+	}
 	if !f.skipTests {
 		failed, err := policies.RunTests(ctx, f.dir)
 		if err != nil {

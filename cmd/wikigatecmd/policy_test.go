@@ -40,3 +40,26 @@ func TestPolicyBuildRefusesFailingTests(t *testing.T) {
 		t.Fatal("a bundle was written despite the failing test")
 	}
 }
+
+// TestPolicyBuildRefusesATypo: a policy reading a field the input schema
+// does not have (input.scope.paht) is refused with the type error, before
+// its tests run.
+func TestPolicyBuildRefusesATypo(t *testing.T) {
+	dir := t.TempDir()
+	files, _ := filepath.Glob("../../rego/*.*")
+	for _, src := range files {
+		raw, _ := os.ReadFile(src)
+		if filepath.Base(src) == "scope.rego" {
+			raw = []byte(strings.Replace(string(raw), "req_paths := input.scope.paths if", "req_paths := input.scope.paht if", 1))
+		}
+		os.WriteFile(filepath.Join(dir, filepath.Base(src)), raw, 0o644)
+	}
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	err := (&buildFlags{dir: dir, out: out}).run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "scope.rego:") || !strings.Contains(err.Error(), "undefined ref: input.scope.paht") {
+		t.Fatalf("build with a typo: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("a bundle was written despite the typo")
+	}
+}

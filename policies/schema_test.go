@@ -1,0 +1,152 @@
+package policies_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+	"go.uber.org/zap"
+
+	"github.com/wikigate/wikigate/policies"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/rego/schema"
+)
+
+// misspell copies the shipped policy and turns its first reference to
+// input.scope.paths outside a comment into input.scope.paht.
+func misspell(t *testing.T) string {
+	t.Helper()
+	dir := copyPolicyDirWithTests(t)
+	path := filepath.Join(dir, "scope.rego")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := regexp.MustCompile(`(?m)^([^#\n]*)input\.scope\.paths`)
+	loc := code.FindSubmatchIndex(src)
+	if loc == nil {
+		t.Fatal("scope.rego no longer reads input.scope.paths; pick another field to misspell")
+	}
+	edited := append(append(bytes.Clone(src[:loc[3]]), "input.scope.paht"...), src[loc[1]:]...)
+	writeFile(t, dir, "scope.rego", string(edited))
+	return dir
+}
+
+const typoError = "rego_type_error: undefined ref: input.scope.paht"
+
+// TestSchemaRefusesATypoAtLoad: a policy that reads a field the gate never
+// sends does not start, does not replace a serving policy on reload, and
+// is not built into a bundle; each says where and what.
+func TestSchemaRefusesATypoAtLoad(t *testing.T) {
+	dir := misspell(t)
+	_, err := policies.New(context.Background(), policies.Options{Dir: dir, Logger: zap.NewNop()})
+	if err == nil || !strings.Contains(err.Error(), "scope.rego:") || !strings.Contains(err.Error(), typoError) {
+		t.Fatalf("load: %v, want %q with its file", err, typoError)
+	}
+	if err := policies.CheckDir(context.Background(), dir); err == nil || !strings.Contains(err.Error(), typoError) {
+		t.Errorf("CheckDir: %v", err)
+	}
+	var out bytes.Buffer
+	if _, err := policies.BuildBundle(context.Background(), dir, &out, policies.BuildOptions{}); err == nil ||
+		!strings.Contains(err.Error(), typoError) || out.Len() != 0 {
+		t.Errorf("build: %v (%d bytes written)", err, out.Len())
+	}
+
+	live := copyPolicyDirWithTests(t)
+	e := newEngine(t, live)
+	before := e.Revision()
+	typo, _ := os.ReadFile(filepath.Join(dir, "scope.rego"))
+	writeFile(t, live, "scope.rego", string(typo))
+	if err := e.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), typoError) || e.Revision() != before {
+		t.Errorf("reload: %v; revision %s → %s", err, before, e.Revision())
+	}
+}
+
+// TestSchemaShippedPolicyAndFolder: the shipped policy type-checks clean,
+// and the schema folder inside it is not policy data (its files would
+// otherwise be loaded as data.schema).
+func TestSchemaShippedPolicyAndFolder(t *testing.T) {
+	if err := policies.CheckDir(context.Background(), defaultPolicyDir); err != nil {
+		t.Fatal(err)
+	}
+	with := copyPolicyDirWithTests(t)
+	writeFile(t, with, "schema/input.json", string(schema.Input))
+	writeFile(t, with, "schema/decision.json", string(schema.Decision))
+	without := copyPolicyDirWithTests(t)
+	if a, b := newEngine(t, with).Revision(), newEngine(t, without).Revision(); a != b {
+		t.Errorf("the schema folder changed the revision (%s vs %s): it was read as policy", a, b)
+	}
+	onDisk, err := os.ReadFile(filepath.Join(defaultPolicyDir, schema.Dir, "input.json"))
+	if err != nil || !bytes.Equal(onDisk, schema.Input) {
+		t.Errorf("rego/schema/input.json and the embedded schema differ (%v)", err)
+	}
+}
+
+// TestSchemasDescribeRealCalls: inputs the gate builds (tool gate, agent
+// calls, a human's question from a page, a session turn, a get_page batch)
+// and the decisions the shipped policy returns for them are valid
+// instances of input.json and decision.json, checked with OPA's own
+// json.match_schema.
+func TestSchemasDescribeRealCalls(t *testing.T) {
+	e := newEngine(t, defaultPolicyDir)
+	full := &protocol.Scope{Projects: []string{"kunora-kgent"}, Paths: []string{kgent}, Version: "main"}
+	getPage := agentCall("kunora-coding-agent", "get_page", nil)
+	getPage.Pages = []string{kgent + "/memory", "publish/elsewhere"}
+	human := humanAsk("public-read", policies.Caller{Type: "human", Anonymous: true, Credential: "anonymous"}, nil)
+	human.Page = &policies.Page{Path: kgent + "/memory", URL: "https://docs.example/v1.0/x", Version: "v1.0"}
+	turn := agentCall("kunora-coding-agent", "ask", nil)
+	turn.Session = &policies.SessionInput{Scope: *full}
+	sso := humanAsk("authenticated-read", policies.Caller{Type: "human", ID: "u1", Roles: []string{"staff"}, Credential: "sso"}, full)
+	inputs := []policies.Input{agentCall("kunora-coding-agent", "search", full), agentCall("nobody", "search", nil),
+		getPage, human, turn, sso, agentCall("kunora-coding-agent", "create_feedback", nil)}
+	for i, in := range inputs {
+		matchSchema(t, in, schema.Input)
+		d, err := e.Decide(context.Background(), in)
+		if err != nil {
+			t.Fatalf("input %d: %v", i, err)
+		}
+		matchSchema(t, policies.WireOf(d), schema.Decision)
+		tool := policies.Input{Endpoint: in.Endpoint, Tool: in.Tool, Action: in.Action, SiteMode: in.SiteMode, Caller: in.Caller}
+		matchSchema(t, tool, schema.Input)
+	}
+	// and the schemas are not vacuous: a misspelt field is not an input
+	var bad map[string]any
+	raw, _ := json.Marshal(inputs[0])
+	_ = json.Unmarshal(raw, &bad)
+	bad["scope"].(map[string]any)["paht"] = []string{"x"}
+	if ok, _ := schemaMatches(t, bad, schema.Input); ok {
+		t.Error("input.json accepts scope.paht")
+	}
+	if ok, _ := schemaMatches(t, map[string]any{"allow": true}, schema.Decision); ok {
+		t.Error("decision.json accepts an allow without scope or datasets")
+	}
+}
+
+func matchSchema(t *testing.T, doc any, s []byte) {
+	t.Helper()
+	if ok, why := schemaMatches(t, doc, s); !ok {
+		raw, _ := json.Marshal(doc)
+		t.Errorf("%s does not match its schema: %v", raw, why)
+	}
+}
+
+func schemaMatches(t *testing.T, doc any, s []byte) (bool, any) {
+	t.Helper()
+	raw, _ := json.Marshal(doc)
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	var sdoc any
+	_ = json.Unmarshal(s, &sdoc)
+	rs, err := rego.New(rego.Query("[ok, why] := json.match_schema(input.doc, input.schema)"),
+		rego.Input(map[string]any{"doc": v, "schema": sdoc})).Eval(context.Background())
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("json.match_schema: %v %v", err, rs)
+	}
+	return rs[0].Bindings["ok"] == true, rs[0].Bindings["why"]
+}
