@@ -28,7 +28,7 @@ func main() {
 	flag.StringVar(&cfg.gate, "gate", "http://127.0.0.1:8080", "the gate's base URL (loopback only)")
 	flag.DurationVar(&cfg.timeout, "timeout", 2*time.Minute, "cap on the whole run")
 	flag.IntVar(&cfg.slowConns, "slow", 200, "unauthenticated slow-body connections")
-	flag.IntVar(&cfg.flood, "flood", 4000, "anonymous sessions created by the flood")
+	flag.IntVar(&cfg.flood, "flood", 5000, "anonymous sessions created by the flood")
 	flag.Parse()
 	os.Exit(run(cfg))
 }
