@@ -2,15 +2,19 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/wikigate/wikigate/samplewiki"
 )
 
 // browserTestDir is the widget's browser test (package.json and its lockfile
-// pin puppeteer-core).
+// pin puppeteer-core, @meilisearch/instant-meilisearch and its meilisearch).
 const browserTestDir = "../tests/browser"
 
 // browserTools finds node, the installed puppeteer-core and Chromium, or
@@ -20,6 +24,8 @@ func browserTools(t *testing.T) (node, chromium string) {
 	tool := nodeTool{dir: browserTestDir, pkg: "puppeteer-core",
 		install: "install the Debian packages nodejs, npm and chromium, and run `npm ci` in tests/browser"}
 	node = tool.find(t)
+	tool.pkg = "@meilisearch/instant-meilisearch"
+	tool.find(t)
 	return node, tool.lookPath(t, "chromium")
 }
 
@@ -41,29 +47,57 @@ func artifactsDir(t *testing.T) string {
 	return dir
 }
 
-// The <wikigate-ask> widget on /demo/ in headless Chromium, on a gate
-// configured like the repo's Caddyfile (widget { demo on }): a search lists
-// approved pages; an answer streams in several steps, then shows numbered
-// citations linking to approved pages, its confidence, and hands focus back
-// for a follow-up, which is a turn of the same session; an unanswerable
-// question offers "Report this gap", whose report the gate records under
-// the no-answer's dedupeKey. A screenshot of the answered state is saved.
-// The assertions live in tests/browser/widget.test.mjs (node:test).
-func TestWidgetInBrowser(t *testing.T) {
-	node, chromium := browserTools(t)
-	g := startGate(t, gateOptions{extraOptions: "widget {\n\t\t\tdemo on\n\t\t}"})
-	wiki, err := filepath.Abs("../samplewiki/pages")
+// wikiPagesFile writes the sample wiki's pages as the development backends
+// serve them (url, title, project, version, status): the browser tests'
+// oracle for where a citation or a hit points.
+func wikiPagesFile(t *testing.T) string {
+	t.Helper()
+	c, err := samplewiki.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
+	var pages []map[string]string
+	for _, p := range c.Pages {
+		pages = append(pages, map[string]string{"url": p.URL, "title": p.Title, "project": p.Project, "version": p.Version, "status": p.Status})
+	}
+	raw, err := json.Marshal(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "pages.json")
+	if err := os.WriteFile(file, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// The docs site in headless Chromium, on a gate configured like the repo's
+// Caddyfile (widget { demo on }) plus a cors block for a docs site on
+// another origin. widget.test.mjs: the <wikigate-ask> widget on /demo/ —
+// a search lists approved pages; an answer streams in several steps, then
+// shows numbered citations linking to approved pages, its confidence, and
+// hands focus back for a follow-up, which is a turn of the same session;
+// an unanswerable question offers "Report this gap", whose report the
+// gate records under the no-answer's dedupeKey; a screenshot of the
+// answered state is saved. instant-search.test.mjs: a page of the docs
+// origin searches through @meilisearch/instant-meilisearch, unchanged and
+// without a key, and sees only public approved pages, even when its facet
+// filter asks for working ones.
+func TestWidgetInBrowser(t *testing.T) {
+	node, chromium := browserTools(t)
+	docsPort := freePort(t)
+	cors := fmt.Sprintf("cors {\n\t\t\tallowed_origins http://127.0.0.1:%d\n\t\t}", docsPort)
+	g := startGate(t, gateOptions{extraOptions: "widget {\n\t\t\tdemo on\n\t\t}\n\t\t" + cors})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "widget.test.mjs")
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-concurrency=1", "--test-reporter=spec",
+		"widget.test.mjs", "instant-search.test.mjs")
 	cmd.Dir = browserTestDir
 	cmd.Env = append(os.Environ(), "WIKIGATE_URL="+g.url, "CHROMIUM_PATH="+chromium,
-		"WIKIGATE_ARTIFACTS="+artifactsDir(t), "WIKIGATE_SAMPLEWIKI="+wiki, "NO_COLOR=1")
+		"WIKIGATE_ARTIFACTS="+artifactsDir(t), "WIKIGATE_PAGES="+wikiPagesFile(t),
+		fmt.Sprintf("WIKIGATE_DOCS_PORT=%d", docsPort), "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()
-	t.Logf("node --test widget.test.mjs (in tests/browser):\n%s", out)
+	t.Logf("node --test widget.test.mjs instant-search.test.mjs (in tests/browser):\n%s", out)
 	if err != nil {
 		t.Fatalf("the browser test failed: %v", err)
 	}

@@ -1,16 +1,15 @@
 // The <wikigate-ask> widget on the gate's /demo/ page, in headless Chromium
 // (run by integration/widget_browser_test.go). Env: WIKIGATE_URL (the gate),
 // CHROMIUM_PATH, WIKIGATE_ARTIFACTS (where the screenshot goes),
-// WIKIGATE_SAMPLEWIKI (the wiki's pages, to check what citations point at).
+// WIKIGATE_PAGES (the wiki's pages, to check what citations point at).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import puppeteer from "puppeteer-core";
+import { statusOfPage } from "./pages.mjs";
 
 const gate = process.env.WIKIGATE_URL;
 const artifacts = process.env.WIKIGATE_ARTIFACTS;
-const wiki = process.env.WIKIGATE_SAMPLEWIKI;
 const W = "wikigate-ask >>> "; // puppeteer's shadow-piercing combinator
 
 let browser, page;
@@ -31,14 +30,6 @@ before(async () => {
 });
 
 after(async () => browser?.close());
-
-// statusOfPage reads the front matter of the wiki page a docs URL names.
-function statusOfPage(href) {
-  const path = new URL(href).pathname.replace(/\/$/, "/index");
-  const file = join(wiki, "main", "publish", `${path}.md`);
-  assert.ok(existsSync(file), `citation ${href} names no published page (${file})`);
-  return /^status:\s*(\S+)/m.exec(readFileSync(file, "utf8"))?.[1];
-}
 
 // watchAnswer counts, in the page, the states the streamed (provisional)
 // text goes through before the result replaces it.

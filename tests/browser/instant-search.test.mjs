@@ -1,0 +1,118 @@
+// A docs site's search box on another origin: @meilisearch/instant-meilisearch
+// (the InstantSearch adapter, pinned by this folder's lockfile, unchanged)
+// pointed at the gate's Meilisearch-compatible routes without a key, in
+// headless Chromium (run by integration/widget_browser_test.go). Env:
+// WIKIGATE_URL (the gate), WIKIGATE_DOCS_PORT (the docs site this test
+// serves on 127.0.0.1; the gate's cors block allows its origin),
+// CHROMIUM_PATH, WIKIGATE_PAGES (the wiki's pages: what hits must be).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import puppeteer from "puppeteer-core";
+import { pageAt, pagesWith } from "./pages.mjs";
+
+const gate = process.env.WIKIGATE_URL;
+const docsOrigin = `http://127.0.0.1:${process.env.WIKIGATE_DOCS_PORT}`;
+const index = "wiki_pages";
+
+// The docs site: one page that loads the adapter as its published ES
+// modules (an import map resolves its one bare import, "meilisearch").
+const npm = {
+  "/npm/instant-meilisearch.js": "node_modules/@meilisearch/instant-meilisearch/dist/index.js",
+  "/npm/meilisearch.js": "node_modules/meilisearch/dist/index.js",
+};
+const searchPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Docs search</title><link rel="icon" href="data:,">
+<script type="importmap">{"imports": {"meilisearch": "/npm/meilisearch.js"}}</script>
+<script type="module">
+  import { instantMeiliSearch } from "/npm/instant-meilisearch.js";
+  window.searchClient = instantMeiliSearch(${JSON.stringify(gate + "/answer/meilisearch")}, "").searchClient;
+</script></head><body><h1>Docs</h1></body></html>`;
+
+function serveDocs(req, res) {
+  const path = new URL(req.url, docsOrigin).pathname;
+  if (path === "/") {
+    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(searchPage);
+  } else if (npm[path]) {
+    const file = new URL(npm[path], import.meta.url);
+    res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8" }).end(readFileSync(file));
+  } else {
+    res.writeHead(404).end();
+  }
+}
+
+let browser, page, docs;
+const searches = []; // the gate's answers to the page's search calls
+
+before(async () => {
+  docs = createServer(serveDocs);
+  await new Promise((resolve) => docs.listen(Number(process.env.WIKIGATE_DOCS_PORT), "127.0.0.1", resolve));
+  browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM_PATH,
+    headless: true,
+    args: ["--no-sandbox", "--disable-dev-shm-usage"], // CI runs as root
+  });
+  page = await browser.newPage();
+  page.on("console", (m) => m.type() === "error" && console.log(`page console: ${m.text()}`));
+  page.on("response", (r) => {
+    if (new URL(r.url()).pathname.startsWith("/answer/meilisearch/")) searches.push(r);
+  });
+  const res = await page.goto(`${docsOrigin}/`, { waitUntil: "networkidle0" });
+  assert.equal(res.status(), 200);
+  await page.waitForFunction(() => window.searchClient, { timeout: 10000 });
+});
+
+after(async () => {
+  await browser?.close();
+  docs?.close();
+});
+
+// search runs InstantSearch's request through the adapter, in the page.
+function search(params) {
+  return page.evaluate(
+    async (indexName, params) => (await window.searchClient.search([{ indexName, params }])).results[0],
+    index, params,
+  );
+}
+
+test("a search from the docs site's origin finds only public approved pages", async () => {
+  const r = await search({
+    query: "agent memory", hitsPerPage: 8, page: 0, facets: ["status", "project"],
+    attributesToSnippet: ["content:20"], highlightPreTag: "<mark>", highlightPostTag: "</mark>",
+  });
+  assert.ok(r.hits.length > 0 && r.nbHits >= r.hits.length, JSON.stringify(r).slice(0, 500));
+  for (const h of r.hits) {
+    assert.equal(pageAt(h.url).status, "approved", h.url);
+    assert.equal(h.status, "approved", h.url);
+  }
+  assert.deepEqual(Object.keys(r.facets.status), ["approved"], JSON.stringify(r.facets));
+  assert.ok(r.hits.some((h) => /<mark>/i.test(h._highlightResult.title.value)), "titles are highlighted");
+  assert.ok(r.hits.every((h) => typeof h._snippetResult.content.value === "string"), "content is snippeted");
+  console.log(`instant-meilisearch: ${r.hits.length} of ${r.nbHits} hits, all approved`);
+
+  // The adapter sends JSON and X-Meilisearch-Client, so the browser asks
+  // first (a preflight, 204), then posts; the gate's cors block lets the
+  // docs origin read both.
+  const preflights = searches.filter((r) => r.request().method() === "OPTIONS");
+  const calls = searches.filter((r) => r.request().method() === "POST");
+  assert.ok(preflights.length > 0 && calls.length > 0, searches.map((r) => `${r.request().method()} ${r.status()}`).join(", "));
+  for (const res of preflights) assert.equal(res.status(), 204, res.url());
+  for (const res of calls) {
+    assert.equal(res.status(), 200, res.url());
+    assert.equal(res.request().headers().authorization, undefined, "the page holds no key");
+  }
+  for (const res of searches) {
+    assert.equal(res.headers()["access-control-allow-origin"], docsOrigin, "the gate's cors block let the docs site read it");
+  }
+});
+
+test("working pages stay out, even when the search box asks for them", async () => {
+  const working = pagesWith({ status: "working", version: "main" }).find((p) => p.url.endsWith("/agent-memory-v2"));
+  assert.ok(working, "the sample wiki has a working draft to look for");
+  const plain = await search({ query: working.title, hitsPerPage: 20, page: 0 });
+  assert.ok(plain.hits.every((h) => pageAt(h.url).status === "approved"), JSON.stringify(plain.hits.map((h) => h.url)));
+  const widened = await search({ query: working.title, hitsPerPage: 20, page: 0, facetFilters: [["status:working"]] });
+  assert.equal(widened.hits.length, 0, JSON.stringify(widened.hits.map((h) => h.url)));
+  assert.equal(widened.nbHits, 0);
+});
