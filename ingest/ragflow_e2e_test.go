@@ -1,8 +1,11 @@
 package ingest_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"mime/multipart"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -160,5 +163,96 @@ func TestIngestOfTheSampleTreeFindsTheDevBackendsUpToDate(t *testing.T) {
 	}
 	if !reflect.DeepEqual(cat.Datasets, data.Catalog.Datasets) {
 		t.Fatalf("catalog %v\nwant rego/data.json's %v", cat.Datasets, data.Catalog.Datasets)
+	}
+}
+
+// ragflowCall sends one raw API call to the development RAGFlow and
+// returns the envelope's data.
+func ragflowCall(t *testing.T, req *http.Request) json.RawMessage {
+	t.Helper()
+	req.Header.Set("Authorization", "Bearer "+testRAGFlowKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Code int             `json:"code"`
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || env.Code != 0 {
+		t.Fatalf("%s %s: code %d, err %v", req.Method, req.URL.Path, env.Code, err)
+	}
+	return env.Data
+}
+
+// uploadRaw uploads a file as an interrupted run would have left it.
+func uploadRaw(t *testing.T, url, dataset, name, content string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part, _ := mw.CreateFormFile("file", name)
+	part.Write([]byte(content))
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, url+"/api/v1/datasets/"+dataset+"/documents", &buf)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	var docs []struct{ ID string }
+	if err := json.Unmarshal(ragflowCall(t, req), &docs); err != nil || len(docs) != 1 {
+		t.Fatalf("upload: %v %v", docs, err)
+	}
+	return docs[0].ID
+}
+
+// TestRAGFlowRerunFinishesAnInterruptedRun: a run stopped after uploading a
+// page and setting its metadata, but before parsing it, and one stopped
+// before setting the metadata of another upload; re-running parses the
+// first and removes the second, touching nothing else.
+func TestRAGFlowRerunFinishesAnInterruptedRun(t *testing.T) {
+	srv := emptyRAGFlow(t)
+	src := copyTree(t)
+	_, cat := runRAGFlow(t, srv.URL, src, false)
+	opsMain := cat.Datasets["kunora-ops"]["main"]["approved"][0]
+	var runbook *ingest.Page
+	m, _ := ingest.LoadMapping(filepath.Join("testdata", "mapping.yaml"))
+	pages, _, _ := ingest.ReadTree(src, m)
+	for i := range pages {
+		if pages[i].Path == "publish/operations/runbook.md" {
+			runbook = &pages[i]
+		}
+	}
+	var listed struct {
+		Docs []struct {
+			ID   string         `json:"id"`
+			Meta map[string]any `json:"meta_fields"`
+		} `json:"docs"`
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/datasets/"+opsMain+"/documents", nil)
+	json.Unmarshal(ragflowCall(t, req), &listed)
+	for _, d := range listed.Docs {
+		if d.Meta["path"] == runbook.Path {
+			body, _ := json.Marshal(map[string]any{"ids": []string{d.ID}})
+			req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/api/v1/datasets/"+opsMain+"/documents", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			ragflowCall(t, req)
+		}
+	}
+	id := uploadRaw(t, srv.URL, opsMain, ingest.DocumentName(*runbook), runbook.Content)
+	body, _ := json.Marshal(map[string]any{"meta_fields": runbook.Meta()})
+	req, _ = http.NewRequest(http.MethodPatch, srv.URL+"/api/v1/datasets/"+opsMain+"/documents/"+id, bytes.NewReader(body))
+	ragflowCall(t, req)
+	uploadRaw(t, srv.URL, opsMain, "stray.md", "# Stray\n\nan upload whose metadata never came\n")
+	if got := retrieve(t, srv.URL, cat, "kunora-ops", "approved", "gateway error rate"); len(got) != 0 {
+		t.Fatalf("an unparsed document is retrievable: %+v", got)
+	}
+	again, _ := runRAGFlow(t, srv.URL, src, false)
+	if !reflect.DeepEqual(again.Changed, []string{"publish/operations/runbook.md (main)"}) ||
+		!reflect.DeepEqual(again.Removed, []string{"stray.md (no ingest metadata)"}) || len(again.Added) != 0 {
+		t.Fatalf("re-run: %+v", again)
+	}
+	if got := retrieve(t, srv.URL, cat, "kunora-ops", "approved", "gateway error rate"); len(got) != 1 {
+		t.Fatalf("the resumed page is not retrievable: %+v", got)
+	}
+	if final, _ := runRAGFlow(t, srv.URL, src, false); final.Changes() != 0 {
+		t.Fatalf("third run: %+v", final)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
@@ -15,26 +17,38 @@ import (
 
 const ingestLong = `Reads a Docusaurus docs tree (docs/ and versioned_docs/version-X/, Markdown
 and MDX with front matter) and a mapping file (YAML or JSON: projects,
-statuses, URL rules; see README "Loading your wiki"), and loads the pages into
-the Meilisearch index the gate searches. A run is incremental: pages whose
-content hash the index already holds are not sent, pages of the mapped
-projects that left the tree are deleted. It prints what it added, changed and
-removed, and exits non-zero when a page failed.
+statuses, URL rules, dataset name prefix; see README "Loading your wiki"), and
+loads the pages into both backends the gate reads:
 
-  wikigate ingest --src ./website --map wiki-map.yaml
+  Meilisearch: the index (created if missing, with the settings the gate
+    filters and ranks with), one document per page;
+  RAGFlow: one dataset per project x version x status, named
+    "<datasetPrefix><project> <version> <status>" (created if missing), one
+    document per page with the citation metadata in meta_fields, parsed
+    before the run ends.
+
+A run is incremental and idempotent: pages whose content hash a backend
+already holds are not sent, pages of the mapped projects that left the tree
+are deleted; re-running after an interruption finishes what it left. It
+prints what it added, changed and removed per backend, then the dataset
+catalog (rego/data.json's "catalog"; --catalog writes it to a file), and
+exits non-zero when a page failed.
+
+  wikigate ingest --src samplewiki/site --map samplewiki/wiki-map.yaml
   wikigate ingest --src ./website --map wiki-map.yaml --dry-run
 
-The key (a key with write actions, or the master key) is read from
-WIKIGATE_MEILI_KEY unless --meili-key is given; prefer the variable, which
-does not show in the process list. RAGFlow loading is not implemented yet.`
+URLs and keys default to the gate's: WIKIGATE_MEILI_URL, WIKIGATE_MEILI_KEY
+(a key with write actions, or the master key), WIKIGATE_RAGFLOW_URL,
+WIKIGATE_RAGFLOW_KEY. Prefer the variables to --meili-key/--ragflow-key,
+which show in the process list.`
 
 // init registers `wikigate ingest`; commands.go also offers it as
-// `wikigate wikigate ingest` beside the other wikigate subcommands.
+// `wikigate wikigate ingest`, the old spelling.
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "ingest",
-		Usage: "--src <site> --map <file> [--meili-url URL] [--meili-index UID] [--dry-run]",
-		Short: "Loads a Docusaurus docs tree into the gate's Meilisearch index",
+		Usage: "--src <site> --map <file> [--backends meilisearch,ragflow] [--catalog FILE] [--dry-run]",
+		Short: "Loads a Docusaurus docs tree into the gate's Meilisearch index and RAGFlow datasets",
 		Long:  ingestLong,
 		CobraFunc: func(cmd *cobra.Command) {
 			c := ingestCommand()
@@ -46,8 +60,11 @@ func init() {
 
 type ingestFlags struct {
 	src, mapFile           string
+	backends               string
 	meiliURL, meiliKey     string
 	meiliIndex             string
+	ragflowURL, ragflowKey string
+	catalog                string
 	concurrency, batchSize int
 	dryRun                 bool
 }
@@ -56,19 +73,23 @@ func ingestCommand() *cobra.Command {
 	var f ingestFlags
 	c := &cobra.Command{
 		Use:   "ingest --src <site> --map <file>",
-		Short: "Loads a Docusaurus docs tree into the gate's Meilisearch index",
+		Short: "Loads a Docusaurus docs tree into the gate's Meilisearch index and RAGFlow datasets",
 		Long:  ingestLong,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context()) },
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.src, "src", "", "site root holding docs/ (and versioned_docs/)")
 	fl.StringVar(&f.mapFile, "map", "", "mapping file (YAML or JSON)")
+	fl.StringVar(&f.backends, "backends", "meilisearch,ragflow", "backends to load, comma-separated")
 	fl.StringVar(&f.meiliURL, "meili-url", "", "Meilisearch URL (default $WIKIGATE_MEILI_URL)")
 	fl.StringVar(&f.meiliKey, "meili-key", "", "Meilisearch key with write actions (default $WIKIGATE_MEILI_KEY)")
 	fl.StringVar(&f.meiliIndex, "meili-index", "wiki_pages", "index uid (the catalog's index in rego/data.json)")
-	fl.IntVar(&f.concurrency, "concurrency", 2, "document batches in flight")
-	fl.IntVar(&f.batchSize, "batch-size", 100, "documents per batch")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "read the tree and the index, print what would change, write nothing")
+	fl.StringVar(&f.ragflowURL, "ragflow-url", "", "RAGFlow URL (default $WIKIGATE_RAGFLOW_URL)")
+	fl.StringVar(&f.ragflowKey, "ragflow-key", "", "RAGFlow API key (default $WIKIGATE_RAGFLOW_KEY)")
+	fl.StringVar(&f.catalog, "catalog", "", "write the dataset catalog to this file instead of printing it")
+	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight per backend")
+	fl.IntVar(&f.batchSize, "batch-size", 100, "Meilisearch documents per batch")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "read the tree and the backends, print what would change, write nothing")
 	return c
 }
 
@@ -85,25 +106,90 @@ func (f *ingestFlags) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pages, unreadable, err := ingest.ReadTree(f.src, m)
+	opts, err := f.options(m)
 	if err != nil {
 		return err
 	}
-	sync := &ingest.MeiliSync{
-		Client:   &ingest.MeiliClient{URL: orEnv(f.meiliURL, "WIKIGATE_MEILI_URL"), Key: orEnv(f.meiliKey, "WIKIGATE_MEILI_KEY")},
-		Index:    f.meiliIndex,
-		Projects: m.ProjectIDs(), BatchSize: f.batchSize, Concurrency: f.concurrency, DryRun: f.dryRun,
+	res, runErr := ingest.Run(ctx, opts)
+	if res != nil {
+		for _, rep := range res.Reports {
+			rep.Print(os.Stdout)
+		}
+		if err := f.writeCatalog(res.Catalog); err != nil {
+			return err
+		}
 	}
-	rep, err := sync.Run(ctx, pages, unreadable)
-	if err != nil {
-		return fmt.Errorf("meilisearch %s: %w", sync.Client.URL, err)
+	if runErr != nil {
+		return runErr
 	}
-	rep.Failures = append(unreadable, rep.Failures...)
-	rep.Print(os.Stdout)
-	if n := len(rep.Failures); n > 0 {
-		return fmt.Errorf("%d page(s) failed", n)
+	if n := res.Failed(); n > 0 {
+		return fmt.Errorf("%d page write(s) failed", n)
 	}
 	return nil
+}
+
+func (f *ingestFlags) options(m *ingest.Mapping) (ingest.Options, error) {
+	o := ingest.Options{Src: f.src, Mapping: m}
+	for _, b := range strings.Split(f.backends, ",") {
+		switch strings.TrimSpace(b) {
+		case "meilisearch":
+			o.Meili = &ingest.MeiliSync{
+				Client: &ingest.MeiliClient{URL: orEnv(f.meiliURL, "WIKIGATE_MEILI_URL"), Key: orEnv(f.meiliKey, "WIKIGATE_MEILI_KEY")},
+				Index:  f.meiliIndex, Projects: m.ProjectIDs(), BatchSize: f.batchSize, Concurrency: f.concurrency, DryRun: f.dryRun,
+			}
+		case "ragflow":
+			o.RAGFlow = &ingest.RAGFlowSync{
+				Client:  &ingest.RAGFlowClient{URL: orEnv(f.ragflowURL, "WIKIGATE_RAGFLOW_URL"), Key: orEnv(f.ragflowKey, "WIKIGATE_RAGFLOW_KEY")},
+				Mapping: m, Concurrency: f.concurrency, DryRun: f.dryRun, Progress: terminalProgress(os.Stderr),
+			}
+		default:
+			return o, fmt.Errorf("--backends: %q is not meilisearch or ragflow", b)
+		}
+	}
+	return o, nil
+}
+
+// writeCatalog prints the catalog, or writes it to --catalog (not in a dry
+// run, which writes nothing).
+func (f *ingestFlags) writeCatalog(c *ingest.Catalog) error {
+	if c == nil {
+		return nil
+	}
+	if f.catalog == "" || f.dryRun {
+		fmt.Println("dataset catalog (rego/data.json \"catalog\"):")
+		return c.Write(os.Stdout)
+	}
+	out, err := os.Create(f.catalog)
+	if err != nil {
+		return err
+	}
+	if err := c.Write(out); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	fmt.Printf("dataset catalog written to %s\n", f.catalog)
+	return nil
+}
+
+// terminalProgress draws "ragflow: n/total pages" on one line of w when w
+// is a terminal, and nothing otherwise (a log or a pipe gets the report).
+func terminalProgress(w *os.File) func(done, total int) {
+	if st, err := w.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return func(done, total int) { drawProgress(w, done, total) }
+}
+
+func drawProgress(w io.Writer, done, total int) {
+	const width = 30
+	filled := width * done / max(total, 1)
+	fmt.Fprintf(w, "\rragflow [%s%s] %d/%d pages", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total)
+	if done == total {
+		fmt.Fprintln(w)
+	}
 }
 
 func orEnv(v, name string) string {

@@ -1,0 +1,71 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Options is one `wikigate ingest` run: a tree, its mapping, and the
+// backends to load it into (a nil backend is skipped).
+type Options struct {
+	Src     string
+	Mapping *Mapping
+	Meili   *MeiliSync
+	RAGFlow *RAGFlowSync
+}
+
+// Result is what a run did: one report per backend (the tree's unreadable
+// pages are failures of each) and, when RAGFlow was loaded, the catalog.
+type Result struct {
+	Reports []*Report
+	Catalog *Catalog
+}
+
+// Failed counts the failed pages over all reports.
+func (r *Result) Failed() int {
+	n := 0
+	for _, rep := range r.Reports {
+		n += len(rep.Failures)
+	}
+	return n
+}
+
+// Run reads the tree once and loads it into each backend in turn. A
+// backend that cannot be reached at all (an error, not a page failure)
+// does not stop the other; both errors are returned together.
+//
+// A run is resumable by re-running it: every step compares with what the
+// backend holds (content hashes, parse state), so an interrupted run's
+// finished pages are skipped, its half-written ones redone.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	pages, unreadable, err := ReadTree(o.Src, o.Mapping)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	var errs []error
+	if o.Meili != nil {
+		rep, err := o.Meili.Run(ctx, pages, unreadable)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("meilisearch %s: %w", o.Meili.Client.URL, err))
+		} else {
+			rep.Failures = append(append([]Failure(nil), unreadable...), rep.Failures...)
+			res.Reports = append(res.Reports, rep)
+		}
+	}
+	if o.RAGFlow != nil {
+		rep, cat, err := o.RAGFlow.Run(ctx, pages, unreadable)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ragflow %s: %w", o.RAGFlow.Client.URL, err))
+		} else {
+			rep.Failures = append(append([]Failure(nil), unreadable...), rep.Failures...)
+			res.Reports = append(res.Reports, rep)
+			if o.Meili != nil {
+				cat.Index = o.Meili.Index
+			}
+			res.Catalog = cat
+		}
+	}
+	return res, errors.Join(errs...)
+}
