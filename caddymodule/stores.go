@@ -1,7 +1,10 @@
 package caddymodule
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -16,6 +19,21 @@ import (
 // open of the same bbolt file would wait on its lock, while sessions would
 // be lost. Keyed by what identifies each store.
 var stores = caddy.NewUsagePool()
+
+// validateOnly is set for `wikigate validate` and `wikigate adapt
+// --validate` (ValidateWithoutStores): Provision then checks the store
+// settings but opens no store, so validating beside a running gate neither
+// waits on its bbolt lock nor creates a database, and connects to no
+// PostgreSQL. (Redis clients connect lazily, on their first command.)
+var validateOnly atomic.Bool
+
+// ValidateWithoutStores makes every later Provision in this process check
+// store settings without opening the stores, until restore is called. Only
+// for a process that validates a configuration and exits (and tests).
+func ValidateWithoutStores() (restore func()) {
+	validateOnly.Store(true)
+	return func() { validateOnly.Store(false) }
+}
 
 // SessionsConfig configures the AnswerSession store.
 type SessionsConfig struct {
@@ -63,11 +81,29 @@ type GitHubConfig struct {
 	Labels []string `json:"labels,omitempty"`
 }
 
-type sessionStore struct{ *sessions.MemoryStore }
+// sessionStore is the pooled memory store and the settings it was sized
+// for: one per process, so a reload that changes them is refused instead
+// of starting an empty store (which would drop every live session).
+type sessionStore struct {
+	*sessions.MemoryStore
+	cfg memorySizing
+}
+
+// memorySizing is what a memory session store is built with.
+type memorySizing struct {
+	TTL                                      time.Duration
+	MaxBytes, AnonymousBytes, AnonymousCount int
+}
 
 func (s sessionStore) Destruct() error { return s.Close() }
 
-type feedbackStore struct{ *feedback.Store }
+// feedbackStore is a pooled bbolt store and a hash of the GitHub sink it
+// was opened with: the file stays open across reloads, so a reload that
+// changes the sink is refused rather than silently ignored.
+type feedbackStore struct {
+	*feedback.Store
+	sink string
+}
 
 func (s feedbackStore) Destruct() error { return s.Close() }
 
@@ -95,15 +131,24 @@ func (c *SessionsConfig) loadMemorySessions() (pooledSessions, string, error) {
 		TTL: time.Duration(c.TTL), MaxBytes: c.MaxMemoryBytes,
 		AnonymousMaxBytes: c.AnonymousMemoryBytes, AnonymousMaxSessions: c.AnonymousSessions,
 	}
-	key := fmt.Sprintf("sessions:%d:%d:%d:%d", cfg.TTL, cfg.MaxBytes, cfg.AnonymousMaxBytes, cfg.AnonymousMaxSessions)
-	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
+	const key = "sessions:memory"
+	sizing := memorySizing{cfg.TTL, cfg.MaxBytes, cfg.AnonymousMaxBytes, cfg.AnonymousMaxSessions}
+	v, loaded, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
 		s, err := sessions.NewMemoryStore(cfg)
-		return sessionStore{s}, err
+		return sessionStore{s, sizing}, err
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("session store: %w", err)
 	}
-	return v.(sessionStore).MemoryStore, key, nil
+	live := v.(sessionStore)
+	if loaded && live.cfg != sizing {
+		_, _ = stores.Delete(key)
+		return nil, "", fmt.Errorf("sessions: ttl, max_memory, anonymous_memory or anonymous_sessions differ from the running session store's "+
+			"(ttl %s, max_memory %d, anonymous_memory %d, anonymous_sessions %d; 0 is the default); a reload cannot resize it without dropping every live session: "+
+			"keep the running values, or restart the gate to apply the new ones (wikigate handlers in one config share these settings)",
+			live.cfg.TTL, live.cfg.MaxBytes, live.cfg.AnonymousBytes, live.cfg.AnonymousCount)
+	}
+	return live.MemoryStore, key, nil
 }
 
 func (c *SessionsConfig) limits() sessions.Limits {
@@ -117,6 +162,9 @@ func (c *FeedbackConfig) loadFeedback(pc *PostgresConfig, repl *caddy.Replacer, 
 	opts, err := c.options(repl, logger)
 	if err != nil {
 		return nil, "", err
+	}
+	if validateOnly.Load() {
+		return nil, "", c.checkStore(pc)
 	}
 	switch c.Store {
 	case "", "bolt":
@@ -145,6 +193,24 @@ func (c *FeedbackConfig) options(repl *caddy.Replacer, logger *zap.Logger) (feed
 	return opts, nil
 }
 
+// checkStore is what validation checks of the store settings without
+// opening the store.
+func (c *FeedbackConfig) checkStore(pc *PostgresConfig) error {
+	switch c.Store {
+	case "", "bolt":
+		return nil
+	case "postgres":
+		if pc == nil || pc.DSN == "" {
+			return fmt.Errorf("feedback: store postgres needs a postgres block with a dsn in the wikigate directive")
+		}
+		if c.Path != "" {
+			return fmt.Errorf("feedback: path is the bolt file; with store postgres, leave it out")
+		}
+		return nil
+	}
+	return fmt.Errorf("feedback: store must be bolt or postgres, not %q", c.Store)
+}
+
 // loadBoltFeedback returns the pooled bbolt store and its pool key.
 func (c *FeedbackConfig) loadBoltFeedback(repl *caddy.Replacer, opts feedback.Options) (feedback.Submitter, string, error) {
 	path := repl.ReplaceAll(c.Path, "")
@@ -152,12 +218,30 @@ func (c *FeedbackConfig) loadBoltFeedback(repl *caddy.Replacer, opts feedback.Op
 		path = "data/feedback.db"
 	}
 	key := "feedback:" + path
-	v, _, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
+	sink := c.sinkFingerprint(repl)
+	v, loaded, err := stores.LoadOrNew(key, func() (caddy.Destructor, error) {
 		s, err := feedback.Open(path, opts)
-		return feedbackStore{s}, err
+		return feedbackStore{s, sink}, err
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("feedback store %s: %w", path, err)
 	}
-	return v.(feedbackStore).Store, key, nil
+	if live := v.(feedbackStore); !loaded || live.sink == sink {
+		return live.Store, key, nil
+	}
+	_, _ = stores.Delete(key)
+	return nil, "", fmt.Errorf("feedback: the github block changed, but the feedback store %s stays open across reloads with the GitHub sink it was opened with; "+
+		"restart the gate to apply the change (a reload with the running github block works)", path)
+}
+
+// sinkFingerprint identifies the GitHub sink settings, placeholders
+// expanded, as a hash (the token is never kept in clear).
+func (c *FeedbackConfig) sinkFingerprint(repl *caddy.Replacer) string {
+	if c.GitHub == nil {
+		return ""
+	}
+	g := c.GitHub
+	sum := sha256.Sum256(fmt.Appendf(nil, "%q|%q|%q|%q", repl.ReplaceAll(g.Repo, ""), repl.ReplaceAll(g.Token, ""),
+		repl.ReplaceAll(g.APIURL, ""), g.Labels))
+	return hex.EncodeToString(sum[:])
 }

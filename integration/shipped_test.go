@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wikigate/wikigate/devbackends/devmeili"
 )
 
 // shipped is the repo's own Caddyfile, running in this process with the
@@ -21,13 +23,16 @@ import (
 type shipped struct {
 	gate  string // host:port
 	admin string // the admin socket's path
+	meili string // the development Meilisearch's base URL
 }
 
 func startShipped(t *testing.T) shipped {
 	t.Helper()
 	data := t.TempDir()
 	gatePort, meiliPort, ragPort := freePort(t), freePort(t), freePort(t)
+	searchUID, searchKey := devmeili.SearchKeyFor(meiliKey) // the gate's search-only key
 	env := map[string]string{
+		"WIKIGATE_MEILI_SEARCH_KEY": searchKey, "WIKIGATE_MEILI_SEARCH_KEY_UID": searchUID,
 		"WIKIGATE_LISTEN_HOST": "127.0.0.1", "WIKIGATE_LISTEN_PORT": fmt.Sprint(gatePort),
 		"WIKIGATE_MEILI_DEV_HOST": "127.0.0.1", "WIKIGATE_MEILI_DEV_PORT": fmt.Sprint(meiliPort),
 		"WIKIGATE_RAGFLOW_DEV_HOST": "127.0.0.1", "WIKIGATE_RAGFLOW_DEV_PORT": fmt.Sprint(ragPort),
@@ -47,7 +52,7 @@ func startShipped(t *testing.T) shipped {
 	}
 	t.Chdir("..") // the Caddyfile's policy_dir is relative to the repo root
 	loadCaddyfile(t, string(cfg))
-	s := shipped{gate: fmt.Sprintf("127.0.0.1:%d", gatePort), admin: filepath.Join(data, "admin.sock")}
+	s := shipped{gate: fmt.Sprintf("127.0.0.1:%d", gatePort), admin: filepath.Join(data, "admin.sock"), meili: env["WIKIGATE_MEILI_URL"]}
 	waitReady(t, "http://"+s.gate+"/healthz")
 	return s
 }

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
+	"github.com/wikigate/wikigate/caddymodule"
 	"github.com/wikigate/wikigate/identity"
 )
 
@@ -26,6 +28,9 @@ import (
 func init() {
 	applyEnvDefaults()
 	prepareDataDir(os.Args)
+	if isValidation(os.Args) {
+		caddymodule.ValidateWithoutStores() // for the life of this process
+	}
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:      "token",
 		Usage:     "(--agent ID | --human ID [--role R]) [--ttl 1h]",
@@ -56,6 +61,18 @@ This alias will be removed in the next release.`,
 			cmd.AddCommand(tokenCommand(), keyCommand(), ingestCommand(), doctorCommand())
 		},
 	})
+}
+
+// isValidation reports whether args only validate a configuration
+// (`validate`, `adapt --validate`): the gate's stores are then not opened,
+// so validation works beside a running gate and creates no database.
+func isValidation(args []string) bool {
+	if len(args) < 2 {
+		return false
+	}
+	return args[1] == "validate" || (args[1] == "adapt" && slices.ContainsFunc(args[2:], func(a string) bool {
+		return a == "--validate" || a == "--validate=true"
+	}))
 }
 
 const tokenLong = `Mints tokens that the repo's default Caddyfile accepts.

@@ -71,3 +71,14 @@ func TestKeyRevokeSaysWhichKeyItRevoked(t *testing.T) {
 		t.Errorf("revoking an unknown prefix: %v", err)
 	}
 }
+
+func TestOnlyValidationSkipsTheStores(t *testing.T) {
+	for args, want := range map[string]bool{
+		"validate --config Caddyfile": true, "adapt --config Caddyfile --validate": true,
+		"adapt --config Caddyfile": false, "run --config Caddyfile": false, "reload": false,
+	} {
+		if got := isValidation(append([]string{"wikigate"}, strings.Fields(args)...)); got != want {
+			t.Errorf("isValidation(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
