@@ -48,7 +48,7 @@ func (g *fakeGate) Authenticate(r *http.Request) (Caller, error) {
 	cred := r.Header.Get("Authorization")
 	switch {
 	case strings.HasPrefix(cred, "Bearer agent:"):
-		return Caller{Principal: identity.Principal{Type: identity.TypeAgent, ID: strings.TrimPrefix(cred, "Bearer agent:"), Credential: identity.CredentialJWT}, Expires: g.expires}, nil
+		return Caller{Principal: identity.Principal{Type: identity.TypeAgent, ID: strings.TrimPrefix(cred, "Bearer agent:"), Credential: identity.CredentialJWT}, Expires: func() time.Time { return g.expires }}, nil
 	case cred != "":
 		return Caller{}, protocol.NewError(protocol.CodeUnauthorized, "token expired")
 	case g.publicRead:

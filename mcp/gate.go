@@ -38,16 +38,26 @@ type Gate interface {
 type Caller struct {
 	Principal identity.Principal
 
-	// Expires is when the credential stops being accepted (JWT exp, API
+	// Expires tells when the credential stops being accepted (JWT exp, API
 	// key expiry); zero when it has none (anonymous). A session dies then,
-	// and list results are never cacheable past it.
-	Expires time.Time
+	// and list results are never cacheable past it. It is a function so a
+	// gate can read it only when asked: a stateless tools/call never needs
+	// it, and for a JWT it is a second parse of the token. Nil means none.
+	Expires func() time.Time
 
 	// Recheck reports whether the credential would still be accepted now
 	// (a revoked API key, a rotated signing key). Nil means only Expires
 	// matters. Handler.Refresh calls it for every open session, so it must
 	// not keep the raw credential around longer than the gate already does.
 	Recheck func(ctx context.Context) error
+}
+
+// expiry is c.Expires(), or zero when the gate did not say.
+func (c Caller) expiry() time.Time {
+	if c.Expires == nil {
+		return time.Time{}
+	}
+	return c.Expires()
 }
 
 // Grants is the policy's answer to "which tools may this caller use".

@@ -98,7 +98,7 @@ func (h *Handler) listTools(ctx context.Context, ex *exchange) (*mcpsdk.ListTool
 	}
 	res := &mcpsdk.ListToolsResult{Tools: tools}
 	res.CacheScope = "private" // per caller: a shared cache must not serve it to anyone else
-	res.TTLMs = ttlMs(g.TTL, ex.caller.Expires, time.Now())
+	res.TTLMs = ttlMs(g.TTL, ex.caller.expiry(), time.Now())
 	return res, nil
 }
 

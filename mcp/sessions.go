@@ -63,9 +63,9 @@ func (s *session) renew(c Caller) {
 		s.expiry.Stop()
 		s.expiry = nil
 	}
-	if s.ss != nil && !c.Expires.IsZero() {
+	if exp := c.expiry(); s.ss != nil && !exp.IsZero() {
 		ss := s.ss
-		s.expiry = time.AfterFunc(time.Until(c.Expires), func() { _ = ss.Close() })
+		s.expiry = time.AfterFunc(time.Until(exp), func() { _ = ss.Close() })
 	}
 }
 
