@@ -17,19 +17,29 @@ func (h *Handler) toolHandler(name string) mcpsdk.ToolHandler {
 		if ex == nil {
 			return nil, errNoExchange
 		}
-		meta := CallMeta{SessionID: req.Session.ID(), HTTP: ex.r, Progress: progress(ctx, req)}
-		if ex.msg != nil {
-			meta.RequestID = string(ex.msg.ID)
-		}
-		if ip := req.Session.InitializeParams(); ip != nil {
-			meta.Revision = ip.ProtocolVersion
-		}
+		meta := callMeta(req, ex, progress(ctx, req))
 		out, err := h.gate.Call(ctx, ex.caller.Principal, name, arguments(req.Params.Arguments), meta)
 		if err != nil {
 			return errorResult(err), nil
 		}
 		return h.render(name, out)
 	}
+}
+
+// callMeta is what the gate records of a request the SDK hands a handler:
+// the session, the JSON-RPC id, the revision and the HTTP request.
+func callMeta(req mcpsdk.Request, ex *exchange, progress func(done, total float64, message string)) CallMeta {
+	meta := CallMeta{HTTP: ex.r, Progress: progress}
+	if ex.msg != nil {
+		meta.RequestID = string(ex.msg.ID)
+	}
+	if ss, ok := req.GetSession().(*mcpsdk.ServerSession); ok {
+		meta.SessionID = ss.ID()
+		if ip := ss.InitializeParams(); ip != nil {
+			meta.Revision = ip.ProtocolVersion
+		}
+	}
+	return meta
 }
 
 // arguments gives the gate the JSON object it decodes strictly; a call

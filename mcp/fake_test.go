@@ -95,8 +95,10 @@ func (g *fakeGate) Call(_ context.Context, p identity.Principal, tool string, ar
 	}
 	var req struct {
 		Question string `json:"question"`
+		Path     string `json:"path"`
 		Scope    struct {
 			Projects []string `json:"projects"`
+			Version  string   `json:"version"`
 		} `json:"scope"`
 	}
 	if err := json.Unmarshal(args, &req); err != nil {
@@ -114,6 +116,8 @@ func (g *fakeGate) Call(_ context.Context, p identity.Principal, tool string, ar
 		return protocol.SearchResult{Total: 1, Audit: audit, Hits: []protocol.SearchHit{{
 			Path: "publish/kgent/memory.md", URL: "/kgent/memory/", Title: "Agent memory", Snippet: "memory " + req.Question,
 			Score: 0.9, SourceProject: "kunora-kgent", Version: "main"}}}, nil
+	case "get_page":
+		return fakePage(req.Path, req.Scope.Version, audit), nil
 	case "ask":
 		if meta.Progress != nil {
 			meta.Progress(1, 3, "retrieving")
@@ -215,4 +219,21 @@ func (g *fakeGate) hasEvent(kind string) bool {
 		}
 	}
 	return false
+}
+
+// fakePage answers get_page as the gateway does: memory.md of version main
+// is readable, anything under publish/secret/ is outside the scope, other
+// paths are not there.
+func fakePage(path, version string, audit protocol.Audit) protocol.PageResult {
+	res := protocol.PageResult{Pages: []protocol.Page{}, Errors: []protocol.PageError{}, Audit: audit}
+	switch {
+	case strings.HasPrefix(path, "publish/secret/"):
+		res.Errors = append(res.Errors, protocol.PageError{Path: path, Code: protocol.CodeForbiddenScope, Message: "page is outside your scope"})
+	case path == "publish/kgent/memory.md" && version == "main":
+		res.Pages = append(res.Pages, protocol.Page{Path: path, URL: "/kgent/memory/", Title: "Agent memory", Version: version,
+			SourceProject: "kunora-kgent", Content: "# Agent memory\n\nUse Redis.", Headings: []string{"Agent memory"}})
+	default:
+		res.Errors = append(res.Errors, protocol.PageError{Path: path, Code: protocol.CodeNotFound, Message: "page not found"})
+	}
+	return res
 }

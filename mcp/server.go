@@ -34,9 +34,12 @@ const instructions = "wikigate serves a team wiki through the tools you are gran
 // the server belongs to (nil: the shared stateless server).
 func (h *Handler) newServer(s *session) *mcpsdk.Server {
 	opts := &mcpsdk.ServerOptions{
-		Instructions:              instructions,
-		Logger:                    h.log,
-		Capabilities:              &mcpsdk.ServerCapabilities{Tools: &mcpsdk.ToolCapabilities{ListChanged: true}},
+		Instructions: instructions,
+		Logger:       h.log,
+		Capabilities: &mcpsdk.ServerCapabilities{
+			Tools:     &mcpsdk.ToolCapabilities{ListChanged: true},
+			Resources: &mcpsdk.ResourceCapabilities{}, // wiki pages (resources.go); no list, no subscriptions
+		},
 		SupportedProtocolVersions: Revisions,
 		SetCacheable:              setCacheable,
 	}
@@ -48,6 +51,7 @@ func (h *Handler) newServer(s *session) *mcpsdk.Server {
 	for i := range toolDefs {
 		srv.AddTool(toolObjects[i], h.toolHandler(toolDefs[i].name))
 	}
+	srv.AddResourceTemplate(pageTemplate, h.readPage)
 	srv.AddReceivingMiddleware(h.listMiddleware)
 	return srv
 }
