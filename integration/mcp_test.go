@@ -55,7 +55,9 @@ func mcpDial(g *gate, cred mcpBearer, revision string, opts *mcpsdk.ClientOption
 	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "integration-agent", Version: "1"}, opts)
 	tr := &mcpsdk.StreamableClientTransport{
 		Endpoint: g.url + "/mcp", HTTPClient: &http.Client{Transport: cred, Timeout: 20 * time.Second},
-		MaxRetries: -1, DisableStandaloneSSE: true,
+		// The server-to-client stream only when the test listens on it
+		// (tools/list_changed), so the others do not hold a GET open.
+		MaxRetries: -1, DisableStandaloneSSE: opts == nil || opts.ToolListChangedHandler == nil,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
