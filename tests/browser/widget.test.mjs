@@ -141,3 +141,49 @@ test("an unanswerable question offers to report the gap, and the report is recor
   const focused = await page.evaluate(() => document.querySelector("wikigate-ask").shadowRoot.activeElement?.textContent);
   assert.match(focused ?? "", /gap was reported/, "focus moved to the confirmation");
 });
+
+// sseBody frames events as the gate does.
+const sseBody = (events) =>
+  events.map(([name, data], i) => `event: ${name}\nid: ${i + 1}\ndata: ${JSON.stringify(data)}\n\n`).join("");
+
+test("a result that turns the answer into a no-answer replaces the text already streamed", async () => {
+  // The gate's final checks can refuse an answer whose first sentences were
+  // verified and streamed (README "How a client treats deltas"); the gate's
+  // stream is replayed here so the widget meets exactly that case.
+  const streamed = "Agent memory keeps a window of recent turns [1].";
+  const body = sseBody([
+    ["status", { stage: "generating", message: "generating" }],
+    ["citations", { citations: [{ path: "publish/system/components/kunora-kgent/memory.md", url: "/system/components/kunora-kgent/memory", title: "Agent memory configuration" }], final: false }],
+    ["delta", { text: streamed }],
+    ["citations", { citations: [], final: true }],
+    ["result", { answer: "", citations: [], confidence: "low", actions: [],
+      noAnswerReason: { code: "unsupported_answer", message: "Too little of the answer was supported by the docs." } }],
+    ["done", {}],
+  ]);
+  const replay = (req) => {
+    if (req.isInterceptResolutionHandled()) return;
+    const path = new URL(req.url()).pathname;
+    if (req.method() === "POST" && (/^\/answer\/sessions\/[^/]+\/turns$/.test(path) || path === "/answer/ask")) {
+      req.respond({ status: 200, contentType: "text/event-stream; charset=utf-8", body });
+    } else {
+      req.continue();
+    }
+  };
+  await page.setRequestInterception(true);
+  page.on("request", replay);
+  try {
+    await watchAnswer();
+    await askByKeyboard("Does agent memory keep everything forever?");
+    const box = await inWidget(".turn:last-of-type .noanswer");
+    assert.match(await box.evaluate((b) => b.textContent), /Too little of the answer was supported/);
+    const turn = await page.$(`${W}.turn:last-of-type`);
+    const answer = await turn.$eval(".answer", (e) => e.textContent);
+    assert.ok(!answer.includes("window of recent turns"), `streamed text left after the no-answer: ${answer}`);
+    assert.equal((await turn.$$(".provisional, .citations, .confidence")).length, 0);
+    const states = await page.evaluate(() => window.__states);
+    assert.ok(states.includes(streamed), `the delta was never shown: ${JSON.stringify(states)}`);
+  } finally {
+    page.off("request", replay);
+    await page.setRequestInterception(false);
+  }
+});
