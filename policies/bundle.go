@@ -78,9 +78,39 @@ func readBundle(loader bundle.DirectoryLoader, vc *bundle.VerificationConfig, di
 	}
 	b, err := r.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBundleRefused, err)
+		return nil, &refusal{digest: digest, err: fmt.Errorf("%w: %w", ErrBundleRefused, err)}
 	}
-	return bundleCandidate(&b, digest)
+	c, err := bundleCandidate(&b, digest)
+	if err != nil {
+		return nil, &refusal{digest: digest, err: err}
+	}
+	return c, nil
+}
+
+// refusal is a bundle refused when read (signature, format), with the
+// digest of its bytes: a poller that reads the same bytes again does not
+// log and count the same refusal again.
+type refusal struct {
+	digest string
+	err    error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+// failedRead records a source that gave no candidate. A bundle refused for
+// the same bytes as the last refused one stays refused silently: a bundle
+// server that keeps serving a tampered bundle gets one log line and one
+// count, not one per poll. The caller holds reloadMu.
+func (e *Engine) failedRead(err error) error {
+	var r *refusal
+	if errors.As(err, &r) {
+		if r.digest == e.failedDigest {
+			return e.LastReloadError()
+		}
+		e.failedDigest = r.digest
+	}
+	return e.failed(err)
 }
 
 // readTarball reads a .tar.gz bundle from its bytes.

@@ -240,6 +240,11 @@ func TestSignedBundleOverHTTP(t *testing.T) {
 	if d := decideCodingSearch(t, engine); engine.Revision() != "v1" || !d.Allow {
 		t.Fatalf("after the tampered bundle: revision %s, decision %+v", engine.Revision(), d)
 	}
+	// The same tampered bytes on the next poll: still refused, neither
+	// logged nor counted again.
+	if err := engine.Reload(t.Context()); !errors.Is(err, policies.ErrBundleRefused) || len(rec.outcomes) != 1 {
+		t.Fatalf("the tampered bundle again: %v, outcomes %v", err, rec.outcomes)
+	}
 
 	// Unsigned: refused too, since a key is configured.
 	srv.serve(buildBundle(t, defaultPolicyDir, policies.BuildOptions{Revision: "unsigned"}), "e3")

@@ -25,7 +25,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 
 	c, err := e.src.read(ctx)
 	if err != nil {
-		return e.failed(err)
+		return e.failedRead(err)
 	}
 	if c == nil || c.key == e.current.Load().key {
 		if c != nil && c.activated != nil {
