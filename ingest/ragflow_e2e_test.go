@@ -82,8 +82,8 @@ func TestRAGFlowIngestIsIncrementalEndToEnd(t *testing.T) {
 		t.Fatalf("dry run: %+v, catalog %+v", dry, cat.Datasets)
 	}
 	first, cat := runRAGFlow(t, srv.URL, src, false)
-	if len(first.Added) != 5 || first.Changes() != 5 {
-		t.Fatalf("first run: %+v", first)
+	if len(first.Added) != 5 || first.Changes() != 5 || len(first.CreatedDatasets) != 8 {
+		t.Fatalf("first run: %+v (want 2 projects x 2 versions x 2 statuses created)", first)
 	}
 	if n := len(cat.Datasets["kunora-kgent"]); n != 2 {
 		t.Fatalf("catalog %v: want main and v1.0 for kunora-kgent", cat.Datasets)
@@ -97,7 +97,7 @@ func TestRAGFlowIngestIsIncrementalEndToEnd(t *testing.T) {
 	if !reflect.DeepEqual(chunks[0].Metadata, want) {
 		t.Fatalf("document_metadata %v, want %v", chunks[0].Metadata, want)
 	}
-	if second, _ := runRAGFlow(t, srv.URL, src, false); second.Changes() != 0 || second.Unchanged != 5 {
+	if second, _ := runRAGFlow(t, srv.URL, src, false); second.Changes() != 0 || second.Unchanged != 5 || second.CreatedDatasets != nil {
 		t.Fatalf("second run changed something: %+v", second)
 	}
 	page := filepath.Join(src, "docs", "operations", "runbook.md")

@@ -47,7 +47,7 @@ type putPage struct {
 // Run makes the owned datasets hold exactly pages and returns what changed
 // and the catalog. Pages that failed to read keep their documents.
 func (s *RAGFlowSync) Run(ctx context.Context, pages []Page, unreadable []Failure) (*Report, *Catalog, error) {
-	datasets, err := s.resolveDatasets(ctx, pages)
+	datasets, created, err := s.resolveDatasets(ctx, pages)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,6 +56,7 @@ func (s *RAGFlowSync) Run(ctx context.Context, pages []Page, unreadable []Failur
 		return nil, nil, err
 	}
 	p := s.plan(pages, unreadable, datasets, have)
+	p.report.CreatedDatasets = created
 	cat := newCatalog(datasets, s.Mapping)
 	if s.DryRun {
 		return p.report, cat, nil
@@ -66,11 +67,12 @@ func (s *RAGFlowSync) Run(ctx context.Context, pages []Page, unreadable []Failur
 }
 
 // resolveDatasets finds every dataset of the catalog by its exact name and
-// creates the missing ones (not in a dry run, where they stay "").
-func (s *RAGFlowSync) resolveDatasets(ctx context.Context, pages []Page) (map[DatasetKey]string, error) {
+// creates the missing ones (not in a dry run, where they stay ""); it also
+// returns the names it created.
+func (s *RAGFlowSync) resolveDatasets(ctx context.Context, pages []Page) (map[DatasetKey]string, []string, error) {
 	existing, err := s.Client.listDatasets(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("listing datasets: %w", err)
+		return nil, nil, fmt.Errorf("listing datasets: %w", err)
 	}
 	byName := map[string]string{}
 	for _, ds := range existing {
@@ -79,22 +81,24 @@ func (s *RAGFlowSync) resolveDatasets(ctx context.Context, pages []Page) (map[Da
 		}
 	}
 	out := map[DatasetKey]string{}
+	var created []string
 	for _, k := range s.Mapping.wantedDatasets(pages) {
 		name := s.Mapping.DatasetName(k.Project, k.Version, k.Status)
 		id, ok := byName[name]
 		if !ok && !s.DryRun {
 			ds, err := s.Client.createDataset(ctx, name)
 			if err != nil {
-				return nil, fmt.Errorf("creating dataset %q: %w", name, err)
+				return nil, nil, fmt.Errorf("creating dataset %q: %w", name, err)
 			}
 			if ds.Name != name {
-				return nil, fmt.Errorf("creating dataset %q: RAGFlow named it %q (a name differing only in case exists?)", name, ds.Name)
+				return nil, nil, fmt.Errorf("creating dataset %q: RAGFlow named it %q (a name differing only in case exists?)", name, ds.Name)
 			}
 			id = ds.ID
+			created = append(created, name)
 		}
 		out[k] = id
 	}
-	return out, nil
+	return out, created, nil
 }
 
 // inventory lists the documents of the owned datasets by page key.

@@ -16,6 +16,9 @@ type Report struct {
 	Removed   []string  `json:"removed"`
 	Unchanged int       `json:"unchanged"`
 	Failures  []Failure `json:"failures"`
+	// CreatedDatasets names the RAGFlow datasets this run created: their
+	// ids must reach the policy's catalog.
+	CreatedDatasets []string `json:"createdDatasets,omitempty"`
 }
 
 // Changes counts the pages the run added, changed or removed.
@@ -57,6 +60,9 @@ func (r *Report) Print(w io.Writer) {
 		for _, p := range sorted {
 			fmt.Fprintf(w, "  %s %s\n", l.mark, p)
 		}
+	}
+	for _, name := range r.CreatedDatasets {
+		fmt.Fprintf(w, "  * created dataset %q\n", name)
 	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "  ! %s: %s\n", f.Path, f.Err)

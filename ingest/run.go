@@ -20,6 +20,9 @@ type Options struct {
 type Result struct {
 	Reports []*Report
 	Catalog *Catalog
+	// NewDatasets is true when RAGFlow datasets were created: the policy's
+	// catalog must be updated.
+	NewDatasets bool
 }
 
 // Failed counts the failed pages over all reports.
@@ -65,6 +68,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				cat.Index = o.Meili.Index
 			}
 			res.Catalog = cat
+			res.NewDatasets = len(rep.CreatedDatasets) > 0
 		}
 	}
 	return res, errors.Join(errs...)

@@ -30,9 +30,10 @@ loads the pages into both backends the gate reads:
 A run is incremental and idempotent: pages whose content hash a backend
 already holds are not sent, pages of the mapped projects that left the tree
 are deleted; re-running after an interruption finishes what it left. It
-prints what it added, changed and removed per backend, then the dataset
-catalog (rego/data.json's "catalog"; --catalog writes it to a file), and
-exits non-zero when a page failed.
+prints what it added, changed and removed per backend, and exits non-zero
+when a page failed. The dataset catalog (rego/data.json's "catalog") is
+written to --catalog FILE, or printed with --dry-run or when the run created
+datasets.
 
   wikigate ingest --src samplewiki/site --map samplewiki/wiki-map.yaml
   wikigate ingest --src ./website --map wiki-map.yaml --dry-run
@@ -115,7 +116,7 @@ func (f *ingestFlags) run(ctx context.Context) error {
 		for _, rep := range res.Reports {
 			rep.Print(os.Stdout)
 		}
-		if err := f.writeCatalog(res.Catalog); err != nil {
+		if err := f.writeCatalog(res); err != nil {
 			return err
 		}
 	}
@@ -149,15 +150,20 @@ func (f *ingestFlags) options(m *ingest.Mapping) (ingest.Options, error) {
 	return o, nil
 }
 
-// writeCatalog prints the catalog, or writes it to --catalog (not in a dry
-// run, which writes nothing).
-func (f *ingestFlags) writeCatalog(c *ingest.Catalog) error {
-	if c == nil {
+// writeCatalog writes the catalog to --catalog, or prints it in a dry run
+// or when datasets were created (their ids must reach the policy);
+// otherwise one line says how to get it.
+func (f *ingestFlags) writeCatalog(res *ingest.Result) error {
+	c := res.Catalog
+	switch {
+	case c == nil:
 		return nil
-	}
-	if f.catalog == "" || f.dryRun {
+	case f.dryRun || (f.catalog == "" && res.NewDatasets):
 		fmt.Println("dataset catalog (rego/data.json \"catalog\"):")
 		return c.Write(os.Stdout)
+	case f.catalog == "":
+		fmt.Println("dataset catalog: no dataset created (--catalog FILE writes it, --dry-run prints it)")
+		return nil
 	}
 	out, err := os.Create(f.catalog)
 	if err != nil {
