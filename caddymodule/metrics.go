@@ -36,6 +36,9 @@ type metrics struct {
 	// cache answered (hit, miss): the hit ratio is hit / (hit + miss).
 	decisions     *prometheus.HistogramVec
 	decisionCache *prometheus.CounterVec
+	// series holds both queries' series, resolved once: PolicyDecision runs
+	// twice per call and should not hash its labels each time.
+	series map[string]decisionSeries
 	// decisionLogDropped counts decision-log events dropped because a
 	// buffer was full (the writer's or the upload's).
 	decisionLogDropped prometheus.Counter
@@ -47,6 +50,15 @@ var (
 )
 
 func newMetrics() *metrics {
+	m := newCollectors()
+	m.series = map[string]decisionSeries{}
+	for _, path := range []string{policies.PathDecision, policies.PathToolDecision} {
+		m.series[path] = m.seriesOf(path)
+	}
+	return m
+}
+
+func newCollectors() *metrics {
 	const ns, sub = "caddy", "wikigate"
 	return &metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -91,16 +103,31 @@ func newMetrics() *metrics {
 	}
 }
 
+// decisionSeries are one query's latency histogram and cache counters.
+type decisionSeries struct {
+	took      prometheus.Observer
+	hit, miss prometheus.Counter
+}
+
+func (m *metrics) seriesOf(path string) decisionSeries {
+	query := strings.TrimPrefix(path, "wikigate/")
+	return decisionSeries{took: m.decisions.WithLabelValues(query),
+		hit: m.decisionCache.WithLabelValues(query, "hit"), miss: m.decisionCache.WithLabelValues(query, "miss")}
+}
+
 // PolicyDecision times one decision and counts whether the cache answered
 // it (policies.DecisionObserver).
 func (m *metrics) PolicyDecision(path string, cached bool, took time.Duration) {
-	query := strings.TrimPrefix(path, "wikigate/")
-	m.decisions.WithLabelValues(query).Observe(took.Seconds())
-	result := "miss"
-	if cached {
-		result = "hit"
+	s, ok := m.series[path]
+	if !ok {
+		s = m.seriesOf(path)
 	}
-	m.decisionCache.WithLabelValues(query, result).Inc()
+	s.took.Observe(took.Seconds())
+	if cached {
+		s.hit.Inc()
+	} else {
+		s.miss.Inc()
+	}
 }
 
 // DecisionLogDropped counts dropped decision-log events
