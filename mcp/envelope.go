@@ -102,14 +102,20 @@ func readMessage(r *http.Request, limit int64) (*message, *refusal) {
 }
 
 // decodeOnce reads body once. A request that says it is a stateless
-// tools/call or tools/list is first read by the fast path's strict decoder:
+// tools/call or tools/list, or that names a 2025-* session, is first read
+// by the fast paths' strict decoder:
 // whatever that accepts, parseMessage accepts too and reads the same way
 // (TestFastDecodeReadsWhatParseMessageReads), so it is not read a second
 // and third time. Anything else is read by parseMessage, which refuses
 // what must be refused.
 func decodeOnce(h http.Header, body []byte) (*message, *refusal) {
-	if h.Get(headerProtocolVersion) == revisionStateless && fastMethods[h.Get(headerMethod)] {
+	switch {
+	case h.Get(headerProtocolVersion) == revisionStateless && fastMethods[h.Get(headerMethod)]:
 		if req, ok := decodeFast(body); ok {
+			return req.message(), nil
+		}
+	case h.Get(headerSessionID) != "" && h.Get(headerProtocolVersion) < revisionStateless:
+		if req, ok := decodeSessionCall(body); ok {
 			return req.message(), nil
 		}
 	}

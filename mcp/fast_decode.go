@@ -105,10 +105,26 @@ func simpleID(id jsontext.Value) bool {
 	return true
 }
 
+// decodeSessionCall reads body as a tools/call on a 2025-* session in the
+// only shape the session fast path answers (serveSessionFast): the strict
+// decoder of decodeFast, params with name and arguments and nothing else
+// (no _meta: a progress token goes to the SDK, which sends progress).
+func decodeSessionCall(body []byte) (*fastRequest, bool) {
+	var req fastRequest
+	if json.Unmarshal(body, &req, strict) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" ||
+		req.Params == nil || req.Params.Meta != nil || req.Params.Name == nil {
+		return nil, false
+	}
+	return &req, simpleID(req.ID)
+}
+
 // message is req as the front routes and checks it: what parseMessage
 // would have read from the same body.
 func (req *fastRequest) message() *message {
-	m := &message{Method: req.Method, ID: req.ID, MetaVersion: req.Params.Meta.ProtocolVersion, fast: req}
+	m := &message{Method: req.Method, ID: req.ID, fast: req}
+	if req.Params.Meta != nil {
+		m.MetaVersion = req.Params.Meta.ProtocolVersion
+	}
 	if req.Params.Name != nil {
 		m.Name = *req.Params.Name
 	}

@@ -31,17 +31,24 @@ func (h *Handler) fastCall(w http.ResponseWriter, r *http.Request, ex *exchange,
 	if err != nil {
 		o = errorOutput(err) // a denial, a backend failure, or a result that would not marshal
 	}
+	h.writeCallResult(w, req.ID, o, true)
+	return true
+}
+
+// writeCallResult writes the JSON-RPC response carrying o, built in one
+// pooled slice. stateless results carry the server's identity in _meta
+// and a resultType, as the SDK writes them on 2026-07-28 only.
+func (h *Handler) writeCallResult(w http.ResponseWriter, id []byte, o *output, stateless bool) {
 	rs := getScratch()
-	buf, err := h.appendCallResult(appendResponseStart(rs.b, req.ID, "result"), o)
+	buf, err := h.appendCallResult(appendResponseStart(rs.b, id, "result"), o, stateless)
 	if err != nil {
 		rs.release(rs.b)
-		writeFast(w, req.ID, "error", mustMarshal(errNoExchange))
-		return true
+		writeFast(w, id, "error", mustMarshal(errNoExchange))
+		return
 	}
 	buf = append(buf, '}')
 	writeResponse(w, buf)
 	rs.release(buf)
-	return true
 }
 
 // errorOutput is the isError result of a failed call, as errorResult
@@ -56,8 +63,12 @@ func errorOutput(err error) *output {
 // with the text content escaped straight into b (appendJSONString) and
 // structuredContent as render marshaled it: the SDK would only compact it,
 // and it is compact.
-func (h *Handler) appendCallResult(b []byte, o *output) ([]byte, error) {
-	b = append(append(append(b, `{"_meta":`...), h.serverMetaJSON...), `,"content":[{"type":"text","text":`...)
+func (h *Handler) appendCallResult(b []byte, o *output, stateless bool) ([]byte, error) {
+	if stateless {
+		b = append(append(append(b, `{"_meta":`...), h.serverMetaJSON...), `,"content":[{"type":"text","text":`...)
+	} else {
+		b = append(b, `{"content":[{"type":"text","text":`...)
+	}
 	b = append(appendJSONString(b, o.text), '}')
 	if len(o.links) > 0 {
 		links, err := json.Marshal(o.links) // an answer's citations: rare enough for encoding/json
@@ -69,6 +80,9 @@ func (h *Handler) appendCallResult(b []byte, o *output) ([]byte, error) {
 	b = append(append(b, `],"structuredContent":`...), o.structured...)
 	if o.isError {
 		b = append(b, `,"isError":true`...)
+	}
+	if !stateless {
+		return append(b, '}'), nil
 	}
 	return append(b, `,"resultType":"complete"}`...), nil
 }

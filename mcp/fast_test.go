@@ -208,7 +208,8 @@ func TestFastListErrorSaysWhatTheSDKSays(t *testing.T) {
 }
 
 // TestFastDecodeReadsWhatParseMessageReads is why decodeOnce may skip
-// parseMessage: every body the fast decoder accepts, parseMessage accepts
+// parseMessage: every body a fast decoder (decodeFast, decodeSessionCall)
+// accepts, parseMessage accepts
 // too, and both read the same method, id, name and revision from it. The
 // bodies are the fast-path table's and the front's refusals.
 func TestFastDecodeReadsWhatParseMessageReads(t *testing.T) {
@@ -227,9 +228,16 @@ func TestFastDecodeReadsWhatParseMessageReads(t *testing.T) {
 	for _, c := range fastCases() {
 		bodies = append(bodies, c.body)
 	}
+	q := `,"arguments":{"question":"q"}`
+	bodies = append(bodies, sessionCallBody(`1`, "search", q), sessionCallBody(`"s"`, "ask", ``), sessionCallBody(`2`, "x", `,"arguments":null`),
+		strings.Replace(sessionCallBody(`3`, "search", q), `"tools/call"`, `"tools/list"`, 1),
+		strings.Replace(sessionCallBody(`4`, "search", q), `"name"`, `"uri"`, 1))
 	accepted := 0
 	for _, body := range bodies {
 		req, ok := decodeFast([]byte(body))
+		if !ok {
+			req, ok = decodeSessionCall([]byte(body))
+		}
 		if !ok {
 			continue
 		}

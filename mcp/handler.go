@@ -56,7 +56,10 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 		Stateless: true, Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, PropagateRequestCancellation: true,
 	})
 	h.stateful = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
-		Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, SessionTimeout: cfg.SessionIdleTimeout,
+		// No SessionTimeout: the gate times idle sessions out itself
+		// (session.begin/end), because the session fast path answers
+		// requests the SDK never sees.
+		Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes,
 	})
 	return h, nil
 }
@@ -119,9 +122,15 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex.created = r.Header.Get(headerSessionID) == ""
-	h.serve(h.stateful, w, r, ex)
 	if ex.created {
+		h.serve(h.stateful, w, r, ex)
 		h.adopt(ex.session)
+		return
+	}
+	ex.session.begin()
+	defer ex.session.end()
+	if !h.serveSessionFast(w, r, ex) {
+		h.serve(h.stateful, w, r, ex)
 	}
 }
 

@@ -22,11 +22,54 @@ type session struct {
 	quota  string // what MaxSessionsPerCaller counts against
 	server *mcpsdk.Server
 
-	mu     sync.Mutex
-	caller Caller
-	listed []string // tools last listed to this session
-	ss     *mcpsdk.ServerSession
-	expiry *time.Timer
+	mu       sync.Mutex
+	caller   Caller
+	listed   []string // tools last listed to this session
+	ss       *mcpsdk.ServerSession
+	expiry   *time.Timer
+	idle     *time.Timer   // closes the session after idleFor without a POST
+	idleFor  time.Duration // Config.SessionIdleTimeout
+	inFlight int           // POSTs being served: the idle timer waits for them
+}
+
+// begin and end bracket a POST on the session: the idle timeout is paused
+// while one is served and starts again when the last one ends, as the
+// SDK's own timeout did (the gate keeps it because the session fast path
+// answers requests the SDK never sees).
+func (s *session) begin() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight++
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+}
+
+func (s *session) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight--; s.inFlight == 0 && s.idle != nil {
+		s.idle.Reset(s.idleFor)
+	}
+}
+
+func (s *session) stopIdle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idle != nil {
+		s.idle.Stop()
+		s.idle = nil
+	}
+}
+
+// startIdle arms the idle timeout once the SDK has kept the session.
+func (s *session) startIdle(ss *mcpsdk.ServerSession) {
+	if s.idleFor <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.idle = time.AfterFunc(s.idleFor, func() { _ = ss.Close() })
 }
 
 // identityKey is what a session is bound to. Anonymous public readers are
@@ -145,7 +188,7 @@ func (t *sessionTable) len() int {
 
 // open reserves a session for an initialize from c.
 func (h *Handler) open(c Caller, r *http.Request) (*session, *refusal) {
-	s := &session{id: rand.Text(), owner: identityKey(c.Principal), quota: quotaKey(c.Principal, r), caller: c}
+	s := &session{id: rand.Text(), owner: identityKey(c.Principal), quota: quotaKey(c.Principal, r), caller: c, idleFor: h.cfg.SessionIdleTimeout}
 	s.server = h.newServer(s)
 	if !h.sessions.reserve(s) {
 		h.event(SessionEvent{Kind: EventSessionRefused, Caller: c.Principal, Reason: "too many sessions"})
@@ -172,10 +215,12 @@ func (h *Handler) adopt(s *session) {
 	c := s.caller
 	s.mu.Unlock()
 	s.renew(c)
+	s.startIdle(ss)
 	h.event(SessionEvent{Kind: EventSessionOpened, Caller: c.Principal, SessionID: s.id, Revision: ss.InitializeParams().ProtocolVersion})
 	go func() {
 		_ = ss.Wait()
 		s.renew(Caller{}) // stops the expiry timer
+		s.stopIdle()
 		if h.sessions.remove(s) {
 			h.event(SessionEvent{Kind: EventSessionClosed, Caller: c.Principal, SessionID: s.id, Reason: "ended: DELETE, idle timeout or credential expiry"})
 		}
