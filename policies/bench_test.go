@@ -3,6 +3,8 @@ package policies_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"go.uber.org/zap"
@@ -40,6 +42,45 @@ func BenchmarkDecide(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkDecideBeforeRewrite is BenchmarkDecide's cold case with 10,000
+// agents on the policy as it was before the rewrite for speed (the frozen
+// copy the differential test compares with), so one run shows what the
+// rewrite bought on the same machine at the same moment.
+func BenchmarkDecideBeforeRewrite(b *testing.B) {
+	in := agentCall("docs-maintainer-agent", "ask", scope(nil, []string{kgent + "/guides"}, ""))
+	dir := policyDirWithAgents(b, 10_000)
+	modules, err := filepath.Glob(filepath.Join(dir, "*.rego"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range modules {
+		if err := os.Remove(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	frozen, err := filepath.Glob(filepath.Join(frozenPolicyDir, "*.rego"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range frozen {
+		raw, err := os.ReadFile(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		writeFile(b, dir, filepath.Base(m), string(raw))
+	}
+	engine, err := policies.New(context.Background(), policies.Options{Dir: dir, Logger: zap.NewNop(), CacheSize: -1, SkipTests: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, err := engine.Decide(b.Context(), in); err != nil || !d.Allow {
+			b.Fatalf("Decide = %+v, %v", d, err)
 		}
 	}
 }

@@ -4,9 +4,9 @@ package wikigate
 # {paths, versions, working_docs}: data.agents[id].grants for agents, the
 # public grant for humans (working docs only with a maintainer role), which
 # also carries the project's public root.
-caller_grants := object.get(agent, "grants", {}) if is_agent
+caller_grants := object.get(agent, "grants", {}) if input.caller.type == "agent"
 
-caller_grants := {p.id: object.union(human_grant, {"root": p.root}) | some p in data.humans.public.projects} if is_human
+caller_grants := {p.id: object.union(human_grant, {"root": p.root}) | some p in data.humans.public.projects} if input.caller.type == "human"
 
 human_grant := {
 	"paths": data.humans.public.paths,
@@ -17,9 +17,23 @@ human_grant := {
 # grants_working_docs(project) is true only for an explicit grant (§6.3).
 grants_working_docs(project) if caller_grants[project].working_docs == true
 
-# path_granted(x) is true when a grant of an effective project covers x.
-# That alone does not say which project x is granted for: project_paths
-# (project_paths.rego) keeps that pairing.
+# ungranted_paths are the effective paths that no grant of an effective
+# project covers. Being covered alone does not say which project a path is
+# granted for: project_paths (project_paths.rego) keeps that pairing. For an
+# agent a path is covered exactly when project_paths pairs it with a
+# project, so that is looked up instead of matched again.
+ungranted_paths := {x |
+	some x in effective_paths
+	not x in agent_paired_paths
+} if {
+	input.caller.type == "agent"
+} else := {x |
+	some x in effective_paths
+	not path_granted(x)
+}
+
+agent_paired_paths := {x | some paths in project_paths; some x in paths}
+
 path_granted(x) if {
 	some project in effective_projects
 	some base in caller_grants[project].paths

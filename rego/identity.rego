@@ -4,6 +4,10 @@ package wikigate
 # security team's data grants them. Token claims identify; only data.agents
 # and data.humans grant.
 
+# Rules that hold for one kind of caller only test input.caller.type
+# themselves rather than through is_agent or is_human: OPA's rule index can
+# then skip the other kind's rules without evaluating them, which a rule
+# reference cannot give it.
 is_agent if input.caller.type == "agent"
 
 is_human if input.caller.type == "human"
@@ -11,7 +15,7 @@ is_human if input.caller.type == "human"
 # agent is the caller's entry in data.agents; undefined for an unknown or
 # disabled agent, which makes every later check fail closed.
 agent := a if {
-	is_agent
+	input.caller.type == "agent"
 	a := data.agents[input.caller.id]
 	not a.disabled
 }
@@ -39,30 +43,30 @@ site_modes := {"public-read", "authenticated-read"}
 identity_problems contains "unknown caller type" if not input.caller.type in {"agent", "human"}
 
 identity_problems contains "unknown agent" if {
-	is_agent
+	input.caller.type == "agent"
 	not agent
 }
 
 identity_problems contains "unknown site mode" if {
-	is_human
+	input.caller.type == "human"
 	not input.site_mode in site_modes
 }
 
 identity_problems contains "sign-in required" if {
-	is_human
+	input.caller.type == "human"
 	input.site_mode == "authenticated-read"
 	anonymous
 }
 
 # caller_tools and caller_write_tools are what the caller may call and which
 # of those calls may write.
-caller_tools := object.get(agent, "tools", []) if is_agent
+caller_tools := object.get(agent, "tools", []) if input.caller.type == "agent"
 
-caller_tools := array.concat(object.get(data.humans, "tools", []), human_feedback_tools) if is_human
+caller_tools := array.concat(object.get(data.humans, "tools", []), human_feedback_tools) if input.caller.type == "human"
 
-caller_write_tools := object.get(agent, "write_tools", []) if is_agent
+caller_write_tools := object.get(agent, "write_tools", []) if input.caller.type == "agent"
 
-caller_write_tools := [t | some t in object.get(data.humans, "write_tools", []); human_may_write(t)] if is_human
+caller_write_tools := [t | some t in object.get(data.humans, "write_tools", []); human_may_write(t)] if input.caller.type == "human"
 
 # People's feedback (POST /answer/feedback): people use create_feedback on
 # that route only, never as an agent tool (/agent/tools/*, MCP), where no
@@ -93,9 +97,9 @@ human_may_write(t) if t != "create_feedback"
 human_may_write("create_feedback") if human_feedback_accepted
 
 tool_problems contains "anonymous feedback is not accepted: sign in to send feedback" if {
-	is_human
-	anonymous
 	input.endpoint == "/answer/feedback"
+	input.caller.type == "human"
+	anonymous
 	not human_feedback_accepted
 }
 

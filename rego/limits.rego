@@ -14,53 +14,50 @@ limits := array.concat(
 )
 
 # limit_class picks the data.limits entry a caller falls under.
-limit_class := "agents" if is_agent
-
-limit_class := "anonymous" if {
-	is_human
+limit_class := "agents" if {
+	input.caller.type == "agent"
+} else := "anonymous" if {
+	input.caller.type == "human"
 	anonymous
-}
-
-limit_class := "humans" if {
-	is_human
-	not anonymous
+} else := "humans" if {
+	input.caller.type == "human"
 }
 
 # Without data.limits (or an entry for the tool) a call has no limit.
-per_minute := data.limits.per_minute
-
-per_hour := data.limits.per_hour
+# Rules read data.limits directly: going through a rule per lookup costs
+# an evaluation each time.
 
 # caller_per_minute is the caller's budget for this tool: an agent's own
 # entry in agent_overrides, else its class's.
 caller_per_minute := n if {
-	is_agent
-	n := per_minute.agent_overrides[input.caller.id][input.tool]
+	input.caller.type == "agent"
+	n := data.limits.per_minute.agent_overrides[input.caller.id][input.tool]
 } else := n if {
-	n := per_minute[limit_class][input.tool]
+	n := data.limits.per_minute[limit_class][input.tool]
 }
 
-caller_minute_limit := [minute_limit("caller", n)] if {
+caller_minute_limit := [{"name": minute_limit_name, "per": "caller", "requests": n, "window": 60}] if {
 	n := caller_per_minute
 } else := []
 
-anonymous_minute_limit := [minute_limit("anonymous", n)] if {
+anonymous_minute_limit := [{"name": minute_limit_name, "per": "anonymous", "requests": n, "window": 60}] if {
+	input.caller.type == "human"
 	limit_class == "anonymous"
-	n := per_minute.anonymous_total[input.tool]
+	n := data.limits.per_minute.anonymous_total[input.tool]
 } else := []
 
-minute_limit(per, n) := {"name": concat("-", [input.tool, "minute"]), "per": per, "requests": n, "window": 60}
+minute_limit_name := concat("-", [input.tool, "minute"])
 
 # New sessions per caller per hour: a session holds memory (or Redis) for
 # its lifetime, so creating them is budgeted apart from asking.
 sessions_hour_limit := [{"name": "sessions-hour", "per": "caller", "requests": n, "window": 3600}] if {
 	input.endpoint == "/answer/sessions"
-	n := per_hour.sessions[limit_class]
+	n := data.limits.per_hour.sessions[limit_class]
 } else := []
 
 # Feedback records (both write tools) per caller per hour: each is a store
 # write and may open a GitHub issue.
 feedback_hour_limit := [{"name": "feedback-hour", "per": "caller", "requests": n, "window": 3600}] if {
 	input.action == "write"
-	n := per_hour.feedback[limit_class]
+	n := data.limits.per_hour.feedback[limit_class]
 } else := []

@@ -19,19 +19,27 @@ package wikigate
 #
 # A project left with no path is forbidden_scope (scope_checks.rego), never
 # dropped: a request is not silently narrowed.
-project_paths[p] := paths_in_grant(caller_grants[p]) if some p in effective_projects
-
-paths_in_grant(grant) := sort({x |
+project_paths[p] := sort({x |
 	some x in effective_paths
 	some base in grant.paths
 	path_within(x, base)
 }) if {
-	is_agent
+	input.caller.type == "agent"
 	count(req_paths) > 0
-} else := sort({x | some x in grant.paths}) if {
-	is_agent
-} else := sort(paths_in_root(grant.root)) if {
-	is_human
+	some p in effective_projects
+	grant := caller_grants[p]
+}
+
+project_paths[p] := sort({x | some x in grant.paths}) if {
+	input.caller.type == "agent"
+	count(req_paths) == 0
+	some p in effective_projects
+	grant := caller_grants[p]
+}
+
+project_paths[p] := sort(paths_in_root(caller_grants[p].root)) if {
+	input.caller.type == "human"
+	some p in effective_projects
 }
 
 paths_in_root(root) := {x | some x in effective_paths; path_within(x, root)} | {root |
@@ -43,17 +51,17 @@ paths_in_root(root) := {x | some x in effective_paths; path_within(x, root)} | {
 # the project: x lies in one of an agent's granted paths, or x and a
 # published project's root overlap (humans).
 reaches_project(x, grant) if {
-	is_agent
+	input.caller.type == "agent"
 	some base in grant.paths
 	path_within(x, base)
 }
 
 reaches_project(x, grant) if {
-	is_human
+	input.caller.type == "human"
 	path_within(x, grant.root)
 }
 
 reaches_project(x, grant) if {
-	is_human
+	input.caller.type == "human"
 	path_within(grant.root, x)
 }

@@ -64,14 +64,20 @@ req_working_docs if {
 	input.session.scope.includeWorkingDocs == true
 }
 
+# The agent branches come before the human ones, which never hold for an
+# agent: an agent's call then skips the human defaults entirely.
 effective_projects := req_projects if {
 	count(req_projects) > 0
+} else := candidate_projects if {
+	input.caller.type == "agent"
 } else := human_default.projects if {
 	human_default
 } else := candidate_projects
 
 effective_paths := req_paths if {
 	count(req_paths) > 0
+} else := sort({x | some p in effective_projects; some x in caller_grants[p].paths}) if {
+	input.caller.type == "agent"
 } else := human_default.paths if {
 	human_default
 } else := sort({caller_grants[p].root | some p in effective_projects}) if {
@@ -80,6 +86,14 @@ effective_paths := req_paths if {
 
 effective_version := req_version if {
 	req_version != ""
+} else := "main" if {
+	input.caller.type == "agent"
+	count(effective_projects) > 0
+	every p in effective_projects {
+		"main" in caller_grants[p].versions
+	}
+} else := first_common_version if {
+	input.caller.type == "agent"
 } else := page_version if {
 	is_human
 } else := human_default.version if {
@@ -122,6 +136,14 @@ candidate_projects := covering_projects if {
 
 covering_projects := sort(object.keys(caller_grants)) if {
 	count(req_paths) == 0
+} else := sort({p |
+	input.caller.type == "agent"
+	some p, grant in caller_grants
+	some x in req_paths
+	some base in grant.paths
+	path_within(x, base)
+}) if {
+	input.caller.type == "agent"
 } else := sort({p |
 	some p, grant in caller_grants
 	some x in req_paths

@@ -18,8 +18,7 @@ scope_problems contains sprintf("project %q is not in your grant", [p]) if {
 }
 
 scope_problems contains sprintf("path %q is not in your grant", [x]) if {
-	some x in effective_paths
-	not path_granted(x)
+	some x in ungranted_paths
 }
 
 # A requested project none of whose effective paths lies in its own grant
@@ -28,9 +27,7 @@ scope_problems contains sprintf("path %q is not in your grant", [x]) if {
 scope_problems contains sprintf("no requested path is in project %q's grant", [p]) if {
 	some p, paths in project_paths
 	count(paths) == 0
-	every x in effective_paths {
-		path_granted(x)
-	}
+	count(ungranted_paths) == 0
 }
 
 # A project outside the grant already explains why no version is common to
@@ -58,8 +55,8 @@ scope_problems contains "working docs are not granted to you" if {
 # A get_page batch is denied only when none of its pages is readable
 # (pages.rego); otherwise the unreadable ones are reported per page.
 scope_problems contains sprintf("page %q is outside the scope", [page]) if {
-	count(readable_pages) == 0
 	some page in input.pages
+	count(readable_pages) == 0
 }
 
 scope_problems contains "the requested scope is outside the session's scope" if {
