@@ -199,3 +199,47 @@ func TestIngestOfTheSampleTreeFindsTheDevMeilisearchUpToDate(t *testing.T) {
 		t.Fatalf("report %+v, err %v", rep, err)
 	}
 }
+
+func TestMeiliRebuildSwapsInAFullIndex(t *testing.T) {
+	dev, err := devmeili.New(devmeili.Config{MasterKey: testMasterKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(dev)
+	defer srv.Close()
+	src := copyTree(t)
+	runMeili(t, srv.URL, src, false)
+	page := filepath.Join(src, "docs", "operations", "runbook.md")
+	if err := os.WriteFile(page, []byte("# On-call runbook\n\nEscalate to the zeppelin desk after ten minutes.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := ingest.LoadMapping(filepath.Join("testdata", "mapping.yaml"))
+	pages, _, _ := ingest.ReadTree(src, m)
+	s := &ingest.MeiliSync{Client: &ingest.MeiliClient{URL: srv.URL, Key: testMasterKey, PollEvery: time.Millisecond},
+		Index: "ingest_test", Projects: m.ProjectIDs(), Rebuild: true}
+	rep, err := s.Run(context.Background(), pages, nil)
+	if err != nil || !reflect.DeepEqual(rep.Changed, []string{"publish/operations/runbook.md (main)"}) ||
+		!strings.HasPrefix(rep.RebuiltVia, "ingest_test_rebuild_") {
+		t.Fatalf("rebuild: %+v, %v", rep, err)
+	}
+	if code := getStatus(t, srv.URL+"/indexes/"+rep.RebuiltVia); code != http.StatusNotFound {
+		t.Fatalf("the rebuild index answers %d after the swap, want 404 (deleted)", code)
+	}
+	if hits := search(t, srv.URL, "zeppelin desk"); len(hits) != 1 {
+		t.Fatalf("the swapped-in index lacks the edit: %v", hits)
+	}
+	if hits := search(t, srv.URL, "orbital kettle"); len(hits) != 1 {
+		t.Fatalf("the swapped-in index lacks an unchanged page: %v", hits)
+	}
+	var settings struct {
+		Filterable []string `json:"filterableAttributes"`
+	}
+	getJSON(t, srv.URL+"/indexes/ingest_test/settings", &settings)
+	if !contains(settings.Filterable, "pathPrefixes") {
+		t.Fatalf("the swapped-in index lacks the settings: %v", settings.Filterable)
+	}
+	s.Projects = []string{"kunora-kgent"} // kunora-ops pages are now someone else's
+	if _, err := s.Run(context.Background(), pages, nil); err == nil || !strings.Contains(err.Error(), "would drop them") {
+		t.Fatalf("a rebuild over other projects' pages: %v", err)
+	}
+}

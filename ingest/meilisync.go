@@ -22,6 +22,10 @@ type MeiliSync struct {
 	// Concurrency bounds the additions in flight (default 2).
 	Concurrency int
 	DryRun      bool
+	// Rebuild loads every page into a new index and swaps it in
+	// (meilirebuild.go) instead of updating the live index in place.
+	Rebuild    bool
+	rebuildUID string
 }
 
 // Run makes the index hold exactly pages for the owned projects and says
@@ -64,10 +68,17 @@ func (s *MeiliSync) Run(ctx context.Context, pages []Page, unreadable []Failure)
 	if s.DryRun {
 		return rep, nil
 	}
-	if err := s.prepare(ctx); err != nil {
+	if s.Rebuild && exists {
+		if err := s.rebuild(ctx, pages); err != nil {
+			return nil, err
+		}
+		rep.RebuiltVia = s.rebuildUID
+		return rep, nil
+	}
+	if err := s.prepare(ctx, s.Index); err != nil {
 		return nil, err
 	}
-	rep.Failures = append(rep.Failures, s.upsert(ctx, put)...)
+	rep.Failures = append(rep.Failures, s.upsert(ctx, s.Index, put)...)
 	if err := s.remove(ctx, gone); err != nil {
 		for _, d := range gone {
 			rep.Failures = append(rep.Failures, Failure{Path: d.label(), Err: err.Error()})
@@ -88,16 +99,16 @@ func (s *MeiliSync) indexExists(ctx context.Context) (bool, error) {
 
 // prepare creates the index and sends the settings before any document, so
 // the engine does not re-index documents for a settings change (INGEST §3).
-func (s *MeiliSync) prepare(ctx context.Context) error {
-	if _, err := s.Client.ensureIndex(ctx, s.Index); err != nil {
+func (s *MeiliSync) prepare(ctx context.Context, uid string) error {
+	if _, err := s.Client.ensureIndex(ctx, uid); err != nil {
 		return err
 	}
-	return s.Client.write(ctx, http.MethodPatch, "/indexes/"+url.PathEscape(s.Index)+"/settings", IndexSettings())
+	return s.Client.write(ctx, http.MethodPatch, "/indexes/"+url.PathEscape(uid)+"/settings", IndexSettings())
 }
 
 // upsert sends the pages in batches, at most Concurrency at a time, and
 // waits on every task: a failed task indexed none of its batch (INGEST §4).
-func (s *MeiliSync) upsert(ctx context.Context, pages []Page) []Failure {
+func (s *MeiliSync) upsert(ctx context.Context, uid string, pages []Page) []Failure {
 	size, workers := s.BatchSize, s.Concurrency
 	if size <= 0 {
 		size = 100
@@ -115,7 +126,7 @@ func (s *MeiliSync) upsert(ctx context.Context, pages []Page) []Failure {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := s.addBatch(ctx, batch); err != nil {
+			if err := s.addBatch(ctx, uid, batch); err != nil {
 				mu.Lock()
 				for _, p := range batch {
 					fails = append(fails, Failure{Path: p.label(), Err: err.Error()})
@@ -128,12 +139,12 @@ func (s *MeiliSync) upsert(ctx context.Context, pages []Page) []Failure {
 	return fails
 }
 
-func (s *MeiliSync) addBatch(ctx context.Context, batch []Page) error {
+func (s *MeiliSync) addBatch(ctx context.Context, uid string, batch []Page) error {
 	docs := make([]map[string]any, len(batch))
 	for i := range batch {
 		docs[i] = batch[i].Document()
 	}
-	return s.Client.write(ctx, http.MethodPost, "/indexes/"+url.PathEscape(s.Index)+"/documents", docs)
+	return s.Client.write(ctx, http.MethodPost, "/indexes/"+url.PathEscape(uid)+"/documents", docs)
 }
 
 func (s *MeiliSync) remove(ctx context.Context, gone []indexed) error {

@@ -19,6 +19,8 @@ type Report struct {
 	// CreatedDatasets names the RAGFlow datasets this run created: their
 	// ids must reach the policy's catalog.
 	CreatedDatasets []string `json:"createdDatasets,omitempty"`
+	// RebuiltVia is the index a Meilisearch rebuild loaded and swapped in.
+	RebuiltVia string `json:"rebuiltVia,omitempty"`
 }
 
 // Changes counts the pages the run added, changed or removed.
@@ -60,6 +62,9 @@ func (r *Report) Print(w io.Writer) {
 		for _, p := range sorted {
 			fmt.Fprintf(w, "  %s %s\n", l.mark, p)
 		}
+	}
+	if r.RebuiltVia != "" {
+		fmt.Fprintf(w, "  * rebuilt: every page loaded into %s, swapped in, the old contents deleted\n", r.RebuiltVia)
 	}
 	for _, name := range r.CreatedDatasets {
 		fmt.Fprintf(w, "  * created dataset %q\n", name)

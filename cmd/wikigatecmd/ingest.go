@@ -48,7 +48,7 @@ which show in the process list.`
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "ingest",
-		Usage: "--src <site> --map <file> [--backends meilisearch,ragflow] [--catalog FILE] [--dry-run]",
+		Usage: "--src <site> --map <file> [--backends meilisearch,ragflow] [--catalog FILE] [--rebuild] [--dry-run]",
 		Short: "Loads a Docusaurus docs tree into the gate's Meilisearch index and RAGFlow datasets",
 		Long:  ingestLong,
 		CobraFunc: func(cmd *cobra.Command) {
@@ -67,7 +67,7 @@ type ingestFlags struct {
 	ragflowURL, ragflowKey string
 	catalog                string
 	concurrency, batchSize int
-	dryRun                 bool
+	dryRun, rebuild        bool
 }
 
 func ingestCommand() *cobra.Command {
@@ -91,6 +91,7 @@ func ingestCommand() *cobra.Command {
 	fl.IntVar(&f.concurrency, "concurrency", 4, "requests in flight per backend")
 	fl.IntVar(&f.batchSize, "batch-size", 100, "Meilisearch documents per batch")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "read the tree and the backends, print what would change, write nothing")
+	fl.BoolVar(&f.rebuild, "rebuild", false, "Meilisearch: load every page into a new index, swap it with the live one, delete the old")
 	return c
 }
 
@@ -137,6 +138,7 @@ func (f *ingestFlags) options(m *ingest.Mapping) (ingest.Options, error) {
 			o.Meili = &ingest.MeiliSync{
 				Client: &ingest.MeiliClient{URL: orEnv(f.meiliURL, "WIKIGATE_MEILI_URL"), Key: orEnv(f.meiliKey, "WIKIGATE_MEILI_KEY")},
 				Index:  f.meiliIndex, Projects: m.ProjectIDs(), BatchSize: f.batchSize, Concurrency: f.concurrency, DryRun: f.dryRun,
+				Rebuild: f.rebuild,
 			}
 		case "ragflow":
 			o.RAGFlow = &ingest.RAGFlowSync{

@@ -52,7 +52,7 @@ func (s *Server) enqueue(w http.ResponseWriter, t task) {
 	t.enqueuedAt = s.now().UTC()
 	t.uid = s.tasks.add(t)
 	writeJSON(w, http.StatusAccepted, orderedObject{
-		{"taskUid", t.uid}, {"indexUid", t.indexUID}, {"status", "enqueued"},
+		{"taskUid", t.uid}, {"indexUid", t.indexUIDValue()}, {"status", "enqueued"},
 		{"type", t.kind}, {"enqueuedAt", t.enqueuedAt.Format(time.RFC3339Nano)},
 	})
 }
@@ -73,6 +73,14 @@ func (s *Server) handleGetTask(w http.ResponseWriter, r *http.Request, _ credent
 	return nil
 }
 
+// indexUIDValue is the task's index, null for a global task (indexSwap).
+func (t task) indexUIDValue() any {
+	if t.indexUID == "" {
+		return nil
+	}
+	return t.indexUID
+}
+
 // view is the TaskView of a final task.
 func (t task) view() orderedObject {
 	status, errBody := "succeeded", any(nil)
@@ -81,7 +89,7 @@ func (t task) view() orderedObject {
 	}
 	at := t.enqueuedAt.Format(time.RFC3339Nano)
 	v := orderedObject{
-		{"uid", t.uid}, {"batchUid", t.uid}, {"indexUid", t.indexUID}, {"status", status},
+		{"uid", t.uid}, {"batchUid", t.uid}, {"indexUid", t.indexUIDValue()}, {"status", status},
 		{"type", t.kind}, {"canceledBy", nil},
 	}
 	if t.details != nil {

@@ -18,6 +18,7 @@ func (s *Server) writeRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /indexes/{uid}/documents", s.guarded(actionMasterOnly, s.handleAddDocuments))
 	mux.HandleFunc("POST /indexes/{uid}/documents/delete-batch", s.guarded(actionMasterOnly, s.handleDeleteBatch))
 	mux.HandleFunc("GET /tasks/{taskUid}", s.guarded(actionMasterOnly, s.handleGetTask))
+	s.swapRoutes(mux)
 }
 
 var documentIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,511}$`)
