@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+
 	"github.com/wikigate/wikigate/internal/testservers"
 )
 
@@ -192,4 +194,30 @@ func scaleoutPolicy(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// The balancer Caddyfile README "Running several gates" shows adapts, and
+// its reverse_proxy options are the ones the scale-out test runs with.
+func TestReadmeBalancerIsTheTestedOne(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section, _, _ := strings.Cut(string(raw[strings.Index(string(raw), "## Running several gates"):]), "\n## ")
+	_, block, ok := strings.Cut(section, "```caddyfile\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || !strings.Contains(block, "reverse_proxy") {
+		t.Fatal("README's Running several gates has no balancer Caddyfile first")
+	}
+	if _, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(block), map[string]any{"filename": "Caddyfile"}); err != nil {
+		t.Fatalf("README's balancer Caddyfile does not adapt: %v", err)
+	}
+	_, opts, _ := strings.Cut(block, "reverse_proxy")
+	_, opts, _ = strings.Cut(opts, "{\n")
+	opts, _, _ = strings.Cut(opts, "}")
+	for _, line := range strings.Split(strings.TrimSpace(opts), "\n") {
+		if !strings.Contains(balancerTemplate, "\t\t"+strings.TrimSpace(line)+"\n") {
+			t.Errorf("README's balancer has %q, the tested one does not", strings.TrimSpace(line))
+		}
+	}
 }
