@@ -54,6 +54,20 @@ var meiliFormattable = []string{"title", "content"}
 // meiliFacets are the attributes a caller may ask facet counts of.
 var meiliFacets = []string{"project", "version", "status"}
 
+// pageMode: page or hitsPerPage was sent, so Meilisearch paginates by
+// page and ignores limit and offset.
+func (q *meiliQuery) pageMode() bool { return q.Page != nil || q.HitsPerPage != nil }
+
+// countOnly: a query for totals and facet counts without hits (limit 0, or
+// hitsPerPage 0 in page mode), as InstantSearch sends for each refined
+// facet of a refinement list.
+func (q *meiliQuery) countOnly() bool {
+	if q.pageMode() {
+		return q.HitsPerPage != nil && *q.HitsPerPage == 0
+	}
+	return q.Limit != nil && *q.Limit == 0
+}
+
 func (q *meiliQuery) question() string {
 	if q.Q == nil {
 		return ""
@@ -67,9 +81,9 @@ func (q *meiliQuery) validate() error {
 		return err
 	}
 	checks := []error{
-		inRange("limit", q.Limit, 1, maxMeiliLimit),
+		inRange("limit", q.Limit, 0, maxMeiliLimit),
 		inRange("offset", q.Offset, 0, maxMeiliOffset),
-		inRange("hitsPerPage", q.HitsPerPage, 1, maxMeiliLimit),
+		inRange("hitsPerPage", q.HitsPerPage, 0, maxMeiliLimit),
 		inRange("page", q.Page, 0, maxMeiliOffset),
 		inRange("cropLength", q.CropLength, 1, maxMeiliCropLength),
 		shortTag("cropMarker", q.CropMarker),

@@ -30,10 +30,10 @@ func meiliResultOf(q *meiliQuery, resp *meili.SearchResponse, hits []map[string]
 		FacetDistribution: resp.FacetDistribution,
 	}
 	total := max(resp.Total()-dropped, len(hits))
-	if q.Page != nil || q.HitsPerPage != nil {
+	if q.pageMode() {
 		per := resp.HitsPerPage
-		if per == 0 {
-			per = deref(q.HitsPerPage)
+		if q.HitsPerPage != nil {
+			per = *q.HitsPerPage // as asked: 0 for a count-only query
 		}
 		pages := 0
 		if per > 0 {
@@ -47,10 +47,10 @@ func meiliResultOf(q *meiliQuery, resp *meili.SearchResponse, hits []map[string]
 		return res
 	}
 	limit, offset := resp.Limit, resp.Offset
-	if limit == 0 {
-		limit = deref(q.Limit)
-	}
-	if limit == 0 {
+	switch {
+	case q.Limit != nil:
+		limit = *q.Limit // as asked: 0 for a count-only query
+	case limit == 0:
 		limit = 20
 	}
 	res.Limit, res.Offset, res.EstimatedTotalHits = &limit, &offset, &total

@@ -104,6 +104,9 @@ func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery) (meil
 	}
 	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope)
 	c.rec.Dropped += dropped
+	if q.countOnly() {
+		kept = nil // the one hit asked for (meiliParams) is not shown
+	}
 	formatted := len(q.AttributesToHighlight) > 0 || len(q.AttributesToCrop) > 0
 	hits := make([]map[string]any, 0, len(kept))
 	for _, h := range kept {
@@ -127,6 +130,16 @@ func meiliParams(q *meiliQuery, eff protocol.Scope, shown []string) meili.Search
 		Facets:                q.Facets,
 	}
 	p.Limit, p.Offset = deref(q.Limit), deref(q.Offset)
+	if q.countOnly() {
+		// The gate's client cannot send limit 0 (it means its default), so
+		// it asks for one hit, which meiliSearch does not show; the totals
+		// and facet counts are the same.
+		one := 1
+		p.Limit, p.HitsPerPage = 1, &one
+		if !q.pageMode() {
+			p.HitsPerPage = nil
+		}
+	}
 	p.CropLength = deref(q.CropLength)
 	p.CropMarker, p.HighlightPreTag, p.HighlightPostTag = derefS(q.CropMarker), derefS(q.HighlightPreTag), derefS(q.HighlightPostTag)
 	return p

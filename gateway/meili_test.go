@@ -29,7 +29,7 @@ func TestMeiliDecodeRefusesUnknownFieldsNamingTheSupportedOnes(t *testing.T) {
 
 func TestMeiliQueryValidation(t *testing.T) {
 	bad := map[string]string{
-		`{"limit":0}`:                    "limit must be between 1 and 100",
+		`{"limit":-1}`:                   "limit must be between 0 and 100",
 		`{"limit":1000}`:                 "limit must be between",
 		`{"offset":-1}`:                  "offset must be between",
 		`{"hitsPerPage":500}`:            "hitsPerPage must be between",
@@ -61,7 +61,7 @@ func TestMeiliMultiValidationNamesTheQuery(t *testing.T) {
 	cases := map[string]string{
 		`{}`:                      "Missing field `queries`",
 		`{"queries":[{"q":"a"}]}`: "Inside `.queries[0]`: Missing field `indexUid`",
-		`{"queries":[{"indexUid":"i"},{"indexUid":"i","limit":0}]}`: "Inside `.queries[1]`: limit",
+		`{"queries":[{"indexUid":"i"},{"indexUid":"i","limit":101}]}`: "Inside `.queries[1]`: limit",
 	}
 	for body, want := range cases {
 		req, err := decodeMeili[meiliMultiRequest]([]byte(body))
@@ -88,6 +88,36 @@ func TestMeiliParamsNarrowTheDecidedFilter(t *testing.T) {
 	}
 	if got := strings.Join(p.AttributesToHighlight, ","); got != "title,content" {
 		t.Fatalf("highlight %s", got)
+	}
+}
+
+// A count-only query (limit 0, or hitsPerPage 0 in page mode: what
+// InstantSearch sends for the counts of a refined facet) asks the backend
+// for one hit, which is not shown, and answers the totals with the limit
+// or hitsPerPage asked.
+func TestMeiliCountOnlyQueries(t *testing.T) {
+	eff := protocol.Scope{Projects: []string{"p"}, Paths: []string{"publish/p"}, Version: "main"}
+	zero, page := 0, 0
+	offsetMode := meiliQuery{Limit: &zero, Facets: []string{"status"}}
+	if p := meiliParams(&offsetMode, eff, meiliAttributes); p.Limit != 1 || p.HitsPerPage != nil {
+		t.Fatalf("limit 0 → backend limit %d hitsPerPage %v", p.Limit, p.HitsPerPage)
+	}
+	pageMode := meiliQuery{HitsPerPage: &zero, Page: &page}
+	if p := meiliParams(&pageMode, eff, meiliAttributes); p.HitsPerPage == nil || *p.HitsPerPage != 1 {
+		t.Fatalf("hitsPerPage 0 → backend hitsPerPage %v", p.HitsPerPage)
+	}
+	if !offsetMode.countOnly() || !pageMode.countOnly() || (&meiliQuery{Limit: &zero, Page: &page}).countOnly() {
+		t.Fatal("countOnly: limit 0 counts in offset mode only, hitsPerPage 0 in page mode")
+	}
+	resp := &meili.SearchResponse{EstimatedTotalHits: 12, Limit: 1, FacetDistribution: map[string]map[string]int{"status": {"approved": 12}}}
+	raw, _ := json.Marshal(meiliResultOf(&offsetMode, resp, []map[string]any{}, 0))
+	if string(raw) != `{"hits":[],"query":"","processingTimeMs":0,"limit":0,"offset":0,"estimatedTotalHits":12,"facetDistribution":{"status":{"approved":12}}}` {
+		t.Fatalf("count-only offset shape %s", raw)
+	}
+	resp = &meili.SearchResponse{TotalHits: 12, HitsPerPage: 1, Page: 1}
+	raw, _ = json.Marshal(meiliResultOf(&pageMode, resp, []map[string]any{}, 0))
+	if string(raw) != `{"hits":[],"query":"","processingTimeMs":0,"hitsPerPage":0,"page":0,"totalPages":0,"totalHits":12}` {
+		t.Fatalf("count-only page shape %s", raw)
 	}
 }
 

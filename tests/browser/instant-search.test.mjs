@@ -116,3 +116,24 @@ test("working pages stay out, even when the search box asks for them", async () 
   assert.equal(widened.hits.length, 0, JSON.stringify(widened.hits.map((h) => h.url)));
   assert.equal(widened.nbHits, 0);
 });
+
+test("a refinement list: the refined search, and InstantSearch's count-only query for the facet's other values", async () => {
+  const [refined, counts] = await page.evaluate(
+    async (indexName) => (await window.searchClient.search([
+      { indexName, params: { query: "agent memory", hitsPerPage: 5, page: 0, facets: ["project", "status"], facetFilters: [["project:kunora-kgent"]] } },
+      // what InstantSearch adds for a disjunctive facet with a refinement
+      { indexName, params: { query: "agent memory", hitsPerPage: 0, page: 0, facets: "project", attributesToRetrieve: [],
+        attributesToHighlight: [], attributesToSnippet: [], analytics: false, clickAnalytics: false } },
+    ])).results,
+    index,
+  );
+  assert.ok(refined.hits.length > 0);
+  for (const h of refined.hits) assert.deepEqual([h.project, pageAt(h.url).status], ["kunora-kgent", "approved"], h.url);
+  assert.deepEqual(Object.keys(refined.facets.status), ["approved"]);
+  assert.equal(counts.hits.length, 0, "a count-only query shows no hits");
+  assert.equal(counts.facets.project["kunora-kgent"], refined.nbHits, JSON.stringify(counts.facets));
+  for (const project of Object.keys(counts.facets.project)) {
+    assert.ok(pagesWith({ project, status: "approved" }).length > 0, `facet value ${project}`);
+  }
+  assert.ok(counts.nbHits >= refined.nbHits);
+});
