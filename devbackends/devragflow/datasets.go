@@ -36,6 +36,12 @@ func (s *Server) handleDatasets(w http.ResponseWriter, r *http.Request, rec *Log
 		}
 	}
 	list = filterDatasets(list, ids, q.Get("name"))
+	if name := q.Get("name"); name != "" && len(list) == 0 {
+		// A name nobody has is an error, not an empty list (INGEST §3).
+		s.reply(w, rec, http.StatusOK, errorResult(codeData,
+			fmt.Sprintf("User '%s' lacks permission for dataset '%s'", s.model.tenantID, name)))
+		return
+	}
 	sortByTime(list, q, func(d *dataset) (time.Time, time.Time) { return d.created, d.updated })
 	out := []any{}
 	for _, ds := range pageOf(list, page, size) {
@@ -47,7 +53,7 @@ func (s *Server) handleDatasets(w http.ResponseWriter, r *http.Request, rec *Log
 func filterDatasets(list []*dataset, ids []string, name string) []*dataset {
 	var out []*dataset
 	for _, ds := range list {
-		if (len(ids) == 0 || containsString(ids, ds.ID)) && (name == "" || ds.Name == name) {
+		if (len(ids) == 0 || containsString(ids, ds.ID)) && (name == "" || strings.EqualFold(ds.Name, name)) {
 			out = append(out, ds)
 		}
 	}

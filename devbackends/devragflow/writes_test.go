@@ -84,9 +84,13 @@ func TestDuplicateDatasetNamesAreRenamedNotRefused(t *testing.T) {
 	if first["name"] != "wiki pages" || second["name"] != "WIKI PAGES(1)" || first["id"] == second["id"] {
 		t.Fatalf("created %v then %v", first["name"], second["name"])
 	}
-	listed := authed(t, s, http.MethodGet, "/api/v1/datasets?name=wiki+pages", nil)
+	listed := authed(t, s, http.MethodGet, "/api/v1/datasets?name=Wiki+Pages", nil)
 	if listed["total_datasets"] != 1.0 {
-		t.Fatalf("list by name: %v", listed)
+		t.Fatalf("list by name (case-insensitive): %v", listed)
+	}
+	missing := authed(t, s, http.MethodGet, "/api/v1/datasets?name=docs-wiki", nil)
+	if missing["code"] != 102.0 || !strings.HasSuffix(missing["message"].(string), "lacks permission for dataset 'docs-wiki'") {
+		t.Fatalf("an unknown name is an error, not an empty list: %v", missing)
 	}
 }
 
