@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"slices"
 	"sync"
+
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // DefaultCacheSize bounds the decision cache when Options.CacheSize is 0.
@@ -45,9 +47,17 @@ type cacheShard struct {
 
 type cacheEntry struct {
 	key          cacheKey
-	decision     Decision // never modified once stored
+	decision     Decision    // never modified once stored
+	call         *cachedCall // what was decided, for warming the next revision's cache; nil: unknown
 	size         int
 	newer, older *cacheEntry
+}
+
+// cachedCall is the call a cached decision answered: its input (the
+// caller's own copy) and whether it was the tool gate's.
+type cachedCall struct {
+	input Input
+	tool  bool
 }
 
 // newDecisionCache returns a cache of about maxBytes, or nil (no cache)
@@ -90,10 +100,15 @@ func (c *decisionCache) get(key cacheKey) (Decision, bool) {
 	return cloneDecision(e.decision), true
 }
 
-// put stores a copy of d, evicting the least recently used entries of the
-// shard until it fits. A decision bigger than a shard is not stored.
-func (c *decisionCache) put(key cacheKey, d Decision) {
+// put stores a copy of d (and of call, when known), evicting the least
+// recently used entries of the shard until it fits. A decision bigger than
+// a shard is not stored.
+func (c *decisionCache) put(key cacheKey, d Decision, call *cachedCall) {
 	e := &cacheEntry{key: key, decision: cloneDecision(d), size: decisionSize(d)}
+	if call != nil {
+		e.call = &cachedCall{input: cloneInput(call.input), tool: call.tool}
+		e.size += inputSize(&call.input)
+	}
 	s := c.shard(key)
 	if e.size > s.maxBytes {
 		return
@@ -109,6 +124,26 @@ func (c *decisionCache) put(key cacheKey, d Decision) {
 	s.entries[key] = e
 	s.pushNewest(e)
 	s.bytes += e.size
+}
+
+// recent lists the calls of up to n of the most recently used entries,
+// newest first within each shard (shards take an even share of n).
+func (c *decisionCache) recent(n int) []cachedCall {
+	per := max(n/cacheShards, 1)
+	calls := make([]cachedCall, 0, min(n, per*cacheShards))
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		taken := 0
+		for e := s.newest; e != nil && taken < per; e = e.older {
+			if e.call != nil {
+				calls = append(calls, *e.call)
+				taken++
+			}
+		}
+		s.mu.Unlock()
+	}
+	return calls
 }
 
 func (c *decisionCache) shard(key cacheKey) *cacheShard {
@@ -153,6 +188,54 @@ func cloneDecision(d Decision) Decision {
 	d.Datasets = slices.Clone(d.Datasets)
 	d.WriteTools = slices.Clone(d.WriteTools)
 	return d
+}
+
+// cloneInput deep-copies in's slices and pointers, so the cache keeps a call
+// that no caller can change afterwards.
+func cloneInput(in Input) Input {
+	in.Caller.Roles = slices.Clone(in.Caller.Roles)
+	in.Pages = slices.Clone(in.Pages)
+	if in.Scope != nil {
+		s := in.Scope.Clone()
+		in.Scope = &s
+	}
+	if in.Page != nil {
+		p := *in.Page
+		in.Page = &p
+	}
+	if in.Session != nil {
+		s := SessionInput{Scope: in.Session.Scope.Clone()}
+		in.Session = &s
+	}
+	return in
+}
+
+// inputSize estimates the bytes a kept input holds.
+func inputSize(in *Input) int {
+	n := 128 + len(in.Endpoint) + len(in.Tool) + len(in.Action) + len(in.SiteMode) + len(in.Caller.ID) + len(in.Caller.Credential)
+	lists := [][]string{in.Caller.Roles, in.Pages}
+	for _, s := range []*protocol.Scope{in.Scope, sessionScope(in)} {
+		if s != nil {
+			lists = append(lists, s.Projects, s.Paths)
+			n += 64 + len(s.Version)
+		}
+	}
+	if in.Page != nil {
+		n += 64 + len(in.Page.Path) + len(in.Page.URL) + len(in.Page.Version)
+	}
+	for _, ss := range lists {
+		for _, s := range ss {
+			n += len(s) + 16
+		}
+	}
+	return n
+}
+
+func sessionScope(in *Input) *protocol.Scope {
+	if in.Session == nil {
+		return nil
+	}
+	return &in.Session.Scope
 }
 
 // decisionSize estimates the bytes an entry holds.

@@ -32,7 +32,7 @@ func TestDecisionCacheStaysWithinItsSize(t *testing.T) {
 	const size = 64 << 10
 	c := newDecisionCache(size)
 	for i := range 10_000 {
-		c.put(testKey(i), testDecision(i))
+		c.put(testKey(i), testDecision(i), nil)
 	}
 	total, entries := 0, 0
 	for i := range c.shards {
@@ -64,10 +64,10 @@ func TestDecisionCacheKeepsRecentlyUsed(t *testing.T) {
 		}
 	}
 	for i, k := range keys[:4] {
-		c.put(k, testDecision(i))
+		c.put(k, testDecision(i), nil)
 	}
 	c.get(keys[0]) // keys[0] is now the most recently used
-	c.put(keys[4], testDecision(4))
+	c.put(keys[4], testDecision(4), nil)
 	if _, ok := c.get(keys[0]); !ok {
 		t.Error("a recently used entry was evicted")
 	}
@@ -80,7 +80,7 @@ func TestDecisionCacheReturnsCopies(t *testing.T) {
 	c := newDecisionCache(0)
 	key := testKey(1)
 	d := testDecision(1)
-	c.put(key, d)
+	c.put(key, d, nil)
 	d.Scope.Paths[0] = "changed after put"
 	got, _ := c.get(key)
 	got.Scope.Projects[0] = "changed after get"
@@ -97,7 +97,7 @@ func TestDecisionCacheCopiesProjectPaths(t *testing.T) {
 	c := newDecisionCache(0)
 	key := testKey(1)
 	d := testDecision(1)
-	c.put(key, d)
+	c.put(key, d, nil)
 	d.Scope.ProjectPaths["p"][0] = "publish"
 	d.Scope.Datasets[0] = "other after put"
 	got, _ := c.get(key)

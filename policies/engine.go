@@ -187,7 +187,7 @@ func (e *Engine) decide(ctx context.Context, in Input, st *decisionStats) (Decis
 		return denied, err
 	}
 	if p.cache != nil {
-		p.cache.put(key, d)
+		p.cache.put(key, d, &cachedCall{input: in})
 	}
 	return d, nil
 }

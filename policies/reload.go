@@ -43,6 +43,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 		e.failedDigest = c.digest
 		return e.failed(err)
 	}
+	e.warm(ctx, e.current.Load(), next)
 	e.activate(c, next)
 	return nil
 }

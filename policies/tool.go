@@ -82,7 +82,7 @@ func (e *Engine) decideTool(ctx context.Context, in Input, st *decisionStats) (D
 		return denied, err
 	}
 	if p.cache != nil {
-		p.cache.put(key, d)
+		p.cache.put(key, d, &cachedCall{input: in, tool: true})
 	}
 	return d, nil
 }
