@@ -3,8 +3,13 @@
 # in one shell (they share $TOKEN, $SID...), against a running gate started
 # with the README's first command. Prints each command's output; exits
 # non-zero when a block fails to run. Use: bash scripts/readme_examples.sh
+# The README writes the default address, 127.0.0.1:8080; a gate started
+# elsewhere is reached through the variables the binary reads:
+# WIKIGATE_LISTEN, or WIKIGATE_LISTEN_HOST and WIKIGATE_LISTEN_PORT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+listen=${WIKIGATE_LISTEN:-${WIKIGATE_LISTEN_HOST:-127.0.0.1}:${WIKIGATE_LISTEN_PORT:-8080}}
 script=$(awk '/^## Try it/{on=1} /^## Routes/{on=0} on' README.md |
-	awk '/^```sh$/{inb=1; next} /^```$/{inb=0; next} inb')
+	awk '/^```sh$/{inb=1; next} /^```$/{inb=0; next} inb' |
+	sed "s#http://127\.0\.0\.1:8080#http://$listen#g")
 bash -c 'curl() { command curl --max-time 30 "$@"; }; set -ex; '"$script" 2>&1

@@ -4,12 +4,19 @@
 # wait is bounded; the server is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-GATE="http://127.0.0.1:8080"
-# The README's default addresses: refuse to start if something already
-# answers there, or the checks below would test that instead.
-for port in 8080 7700 9380; do
-	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-		echo "port $port is in use; stop what listens there first" >&2
+# The addresses the binary will listen on, from the variables it reads
+# (WIKIGATE_LISTEN, or its _HOST and _PORT parts; the same for the
+# development backends) with its defaults. Refuse to start if something
+# already answers there, or the checks below would test that instead.
+addr() {
+	local whole=$1 host=$1_HOST port=$1_PORT
+	if [ -n "${!whole:-}" ]; then echo "${!whole}"; else echo "${!host:-${2%:*}}:${!port:-${2##*:}}"; fi
+}
+LISTEN=$(addr WIKIGATE_LISTEN 127.0.0.1:8080)
+GATE="http://$LISTEN"
+for a in "$LISTEN" "$(addr WIKIGATE_MEILI_DEV 127.0.0.1:7700)" "$(addr WIKIGATE_RAGFLOW_DEV 127.0.0.1:9380)"; do
+	if (exec 3<>"/dev/tcp/${a%:*}/${a##*:}") 2>/dev/null; then
+		echo "$a is in use; stop what listens there first" >&2
 		exit 1
 	fi
 done
@@ -45,7 +52,7 @@ expect() {
 		echo "ok   $name ($status)"
 	fi
 }
-TOKEN=$(./wikigate wikigate token --agent kunora-coding-agent 2>/dev/null)
+TOKEN=$(./wikigate token --agent kunora-coding-agent 2>/dev/null)
 expect healthz 200 '"revision"' -- "$GATE/healthz"
 expect search 200 'publish/system/components/kunora-kgent/' -- "$GATE/agent/tools/search" \
 	-H "Authorization: Bearer $TOKEN" -d '{"question":"agent memory"}'
@@ -67,7 +74,7 @@ expect no_answer 200 '"noAnswerReason":{"code":"no_answer"' -- "$GATE/agent/tool
 	-H "Authorization: Bearer $TOKEN" -d '{"question":"What is the payroll schedule for contractors?"}'
 expect get_context 200 '"tokenEstimate"' -- "$GATE/agent/tools/get_context" \
 	-H "Authorization: Bearer $TOKEN" -d '{"question":"agent memory configuration","maxTokens":1500}'
-HUMAN=$(./wikigate wikigate token --human alice --role wiki-maintainer 2>/dev/null)
+HUMAN=$(./wikigate token --human alice --role wiki-maintainer 2>/dev/null)
 expect maintainer_working_docs 200 '"audit"' -- "$GATE/answer/ask" -H "Authorization: Bearer $HUMAN" \
 	-d '{"question":"What is planned for agent memory v2?","scope":{"projects":["kunora-kgent"],"includeWorkingDocs":true}}'
 expect anonymous_working_docs 403 '"forbidden_scope"' -- "$GATE/answer/ask" \
@@ -77,7 +84,7 @@ SID=$(echo "$S" | sed -E 's/.*"sessionId":"([0-9a-f]+)".*/\1/')
 STOK=$(echo "$S" | sed -E 's/.*"sessionToken":"([^"]+)".*/\1/')
 expect session_turn 200 "\"sessionId\":\"$SID\"" -- "$GATE/answer/sessions/$SID/turns" \
 	-H "Authorization: Bearer $TOKEN" -H "X-Session-Token: $STOK" -d '{"question":"How do I use Redis as the memory store?"}'
-OTHER=$(./wikigate wikigate token --agent docs-maintainer-agent 2>/dev/null)
+OTHER=$(./wikigate token --agent docs-maintainer-agent 2>/dev/null)
 expect session_forbidden 403 '"session_forbidden"' -- "$GATE/answer/sessions/$SID/turns" \
 	-H "Authorization: Bearer $OTHER" -H "X-Session-Token: $STOK" -d '{"question":"and then?"}'
 FB='{"eventType":"qa_no_answer","question":"What is the payroll schedule for contractors?","idempotencyKey":"try-1"}'
@@ -102,8 +109,17 @@ stop
 start
 expect feedback_after_restart 200 '"count":2' -- "$GATE/agent/tools/create_feedback" -H "Authorization: Bearer $TOKEN" \
 	-d '{"eventType":"qa_no_answer","question":"What is the payroll schedule for contractors?","idempotencyKey":"try-2"}'
-KEY=$(./wikigate wikigate key create --agent kunora-coding-agent 2>/dev/null)
+KEY=$(./wikigate key create --agent kunora-coding-agent 2>/dev/null)
 expect api_key 200 '"hits"' -- "$GATE/agent/tools/search" -H "X-Agent-Api-Key: $KEY" -d '{"question":"agent memory"}'
 if grep -q "$KEY" "$work/api_keys.json"; then echo "FAIL the key store holds the plaintext key" >&2; fail=1; fi
+# operator commands beside the running gate: validate opens no store (the
+# gate holds the feedback database's lock), doctor finds the backends
+# complete, revoke names the key and the gate refuses it at once
+if ./wikigate validate --config Caddyfile >>"$work/server.log" 2>&1; then echo "ok   validate beside the running gate"; else echo "FAIL validate beside the running gate" >&2; fail=1; fi
+if ./wikigate doctor --config Caddyfile >"$work/doctor.out" 2>&1; then echo "ok   doctor: $(tail -1 "$work/doctor.out")"; else cat "$work/doctor.out" >&2; echo "FAIL doctor" >&2; fail=1; fi
+PREFIX=$(./wikigate key list 2>/dev/null | tail -1 | cut -f1)
+if ./wikigate key revoke --prefix "$PREFIX" 2>/dev/null | grep -q "^revoked $PREFIX	agent=kunora-coding-agent"; then echo "ok   key revoke names the key"; else echo "FAIL key revoke output" >&2; fail=1; fi
+expect revoked_key 401 '"unauthorized"' -- "$GATE/agent/tools/search" -H "X-Agent-Api-Key: $KEY" -d '{"question":"agent memory"}'
+if ./wikigate version | grep -q '^wikigate .* (commit .*)$'; then echo "ok   version names the gate"; else echo "FAIL version" >&2; fail=1; fi
 if grep -q "$TOKEN" "$work/server.log"; then echo "FAIL the server log holds a token" >&2; fail=1; fi
 exit $fail
