@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestRAGFlowClientRetries429And5xxNotErrorCodes(t *testing.T) {
@@ -127,5 +128,9 @@ func TestDocumentNameIsFlatAndBounded(t *testing.T) {
 	p.Path = strings.Repeat("segment/", 40) + "page.mdx"
 	if got := DocumentName(p); len(got) > 255 || !strings.HasSuffix(got, "~0123456789abcdef.mdx") {
 		t.Fatalf("long name %q (%d bytes)", got, len(got))
+	}
+	p.Path = strings.Repeat("é", 200) + ".md"
+	if got := DocumentName(p); len(got) > 255 || !utf8.ValidString(got) {
+		t.Fatalf("long non-ASCII name %q (%d bytes) must stay valid UTF-8", got, len(got))
 	}
 }

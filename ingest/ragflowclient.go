@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -90,11 +91,12 @@ func (c *RAGFlowClient) call(ctx context.Context, req request, out any) error {
 }
 
 func ragflowRetryable(err error) bool {
-	if e, ok := err.(*RAGFlowError); ok {
+	var e *RAGFlowError
+	if errors.As(err, &e) {
 		return e.Code == 0 && (e.Status == http.StatusTooManyRequests || e.Status >= 500)
 	}
-	_, transport := err.(transportError)
-	return transport
+	var te transportError
+	return errors.As(err, &te)
 }
 
 func (c *RAGFlowClient) once(ctx context.Context, req request, env *envelope) (time.Duration, error) {

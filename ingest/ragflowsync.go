@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // RAGFlowSync loads pages into RAGFlow: one dataset per project × version ×
@@ -31,11 +32,10 @@ type held struct {
 
 // plan is what a run will do.
 type plan struct {
-	put      []putPage           // new and changed pages
-	reparse  map[string][]docRef // unchanged but not parsed, by dataset id
-	drop     map[string][]held   // by dataset id
-	report   *Report
-	datasets map[DatasetKey]string
+	put     []putPage           // new and changed pages
+	reparse map[string][]docRef // unchanged but not parsed, by dataset id
+	drop    map[string][]held   // by dataset id
+	report  *Report
 }
 
 type putPage struct {
@@ -122,7 +122,9 @@ func (s *RAGFlowSync) inventory(ctx context.Context, datasets map[DatasetKey]str
 				key, label = "orphan\x00"+d.ID, d.Name+" (no ingest metadata)"
 			}
 			if _, dup := have[key]; dup {
-				key = "duplicate\x00" + d.ID
+				// A second document for one page (an upload retried after a
+				// lost answer): the first one listed stays, this one goes.
+				key, label = "duplicate\x00"+d.ID, d.Name+" (second document of "+label+")"
 			}
 			have[key] = held{datasetID: id, doc: d, label: label}
 		}
@@ -132,7 +134,7 @@ func (s *RAGFlowSync) inventory(ctx context.Context, datasets map[DatasetKey]str
 
 func (s *RAGFlowSync) plan(pages []Page, unreadable []Failure, datasets map[DatasetKey]string, have map[string]held) *plan {
 	p := &plan{report: &Report{Backend: "ragflow", DryRun: s.DryRun}, reparse: map[string][]docRef{},
-		drop: map[string][]held{}, datasets: datasets}
+		drop: map[string][]held{}}
 	for _, pg := range pages {
 		key := pg.ID
 		target := datasets[DatasetKey{pg.Project, pg.Version, pg.Status}]
@@ -264,7 +266,11 @@ func DocumentName(p Page) string {
 		return name
 	}
 	ext := path.Ext(name)
-	return name[:255-len(ext)-17] + "~" + p.ID[:16] + ext
+	cut := 255 - len(ext) - 17
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut-- // never split a UTF-8 sequence
+	}
+	return name[:cut] + "~" + p.ID[:16] + ext
 }
 
 // Meta is the page's meta_fields: the citation metadata the gate reads
