@@ -1,0 +1,48 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An agent's new sessions are budgeted per hour like people's: without
+// it one agent could keep thousands of sessions live (its ask budget is
+// the only other bound) and, on the memory store, push other signed-in
+// callers' sessions out of max_memory. The shipped policy sets the budget;
+// this test runs it at 2 an hour.
+func TestAgentSessionsHaveAnHourlyBudget(t *testing.T) {
+	dir := copyDir(t, "../rego")
+	path := filepath.Join(dir, "data.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	sessions, _ := data["limits"].(map[string]any)["per_hour"].(map[string]any)["sessions"].(map[string]any)
+	if _, ok := sessions["agents"]; !ok {
+		t.Fatalf("the shipped policy gives agents no sessions budget: %v", sessions)
+	}
+	sessions["agents"] = 2
+	out, _ := json.Marshal(data)
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	g := startGate(t, gateOptions{policyDir: dir})
+	coding := bearer(agentToken(t, "kunora-coding-agent"))
+	createSession(t, g, coding)
+	createSession(t, g, coding)
+	r := g.post("/answer/sessions", coding, `{}`)
+	if r.Status != 429 || r.errorCode(t) != "rate_limited" || !strings.Contains(r.Header.Get("RateLimit-Policy"), `"sessions-hour";q=2;w=3600`) {
+		t.Fatalf("third session within the hour: %d %v %s", r.Status, r.Header, r.Body)
+	}
+	if other := g.post("/answer/sessions", bearer(agentToken(t, "docs-maintainer-agent")), `{}`); other.Status != 200 {
+		t.Fatalf("another agent's budget is its own: %d %s", other.Status, other.Body)
+	}
+}
