@@ -150,10 +150,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rec *LoggedReques
 	for k, v := range params {
 		r.SetPathValue(k, v)
 	}
-	if rt.write && r.Method != http.MethodGet && r.Method != http.MethodHead {
+	switch {
+	case rt.public: // health and version read no model: never wait on an ingest
+	case rt.write && r.Method != http.MethodGet && r.Method != http.MethodHead:
 		s.mu.Lock()
 		defer s.mu.Unlock()
-	} else {
+	default:
 		s.mu.RLock()
 		defer s.mu.RUnlock()
 	}
