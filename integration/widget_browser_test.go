@@ -79,10 +79,11 @@ func wikiPagesFile(t *testing.T) string {
 // hands focus back for a follow-up, which is a turn of the same session;
 // an unanswerable question offers "Report this gap", whose report the
 // gate records under the no-answer's dedupeKey; a screenshot of the
-// answered state is saved. instant-search.test.mjs: a page of the docs
-// origin searches through @meilisearch/instant-meilisearch, unchanged and
-// without a key, and sees only public approved pages, even when its facet
-// filter asks for working ones.
+// answered state is saved. docs-site.test.mjs: a page of the docs origin
+// searches through @meilisearch/instant-meilisearch, unchanged and without
+// a key, and sees only public approved pages, even when its facet filter
+// asks for working ones; the widget it embeds from the gate streams an
+// answer across origins, its citations linking to approved pages.
 func TestWidgetInBrowser(t *testing.T) {
 	node, chromium := browserTools(t)
 	docsPort := freePort(t)
@@ -91,13 +92,13 @@ func TestWidgetInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-concurrency=1", "--test-reporter=spec",
-		"widget.test.mjs", "instant-search.test.mjs")
+		"widget.test.mjs", "docs-site.test.mjs")
 	cmd.Dir = browserTestDir
 	cmd.Env = append(os.Environ(), "WIKIGATE_URL="+g.url, "CHROMIUM_PATH="+chromium,
 		"WIKIGATE_ARTIFACTS="+artifactsDir(t), "WIKIGATE_PAGES="+wikiPagesFile(t),
 		fmt.Sprintf("WIKIGATE_DOCS_PORT=%d", docsPort), "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()
-	t.Logf("node --test widget.test.mjs instant-search.test.mjs (in tests/browser):\n%s", out)
+	t.Logf("node --test widget.test.mjs docs-site.test.mjs (in tests/browser):\n%s", out)
 	if err != nil {
 		t.Fatalf("the browser test failed: %v", err)
 	}

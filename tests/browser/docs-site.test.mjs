@@ -1,10 +1,12 @@
-// A docs site's search box on another origin: @meilisearch/instant-meilisearch
-// (the InstantSearch adapter, pinned by this folder's lockfile, unchanged)
-// pointed at the gate's Meilisearch-compatible routes without a key, in
-// headless Chromium (run by integration/widget_browser_test.go). Env:
-// WIKIGATE_URL (the gate), WIKIGATE_DOCS_PORT (the docs site this test
-// serves on 127.0.0.1; the gate's cors block allows its origin),
-// CHROMIUM_PATH, WIKIGATE_PAGES (the wiki's pages: what hits must be).
+// A docs site on another origin than the gate, in headless Chromium (run by
+// integration/widget_browser_test.go): its search box is
+// @meilisearch/instant-meilisearch (the InstantSearch adapter, pinned by this
+// folder's lockfile, unchanged) pointed at the gate's Meilisearch-compatible
+// routes without a key, and it embeds <wikigate-ask> from the gate as the
+// README's snippet does. Env: WIKIGATE_URL (the gate), WIKIGATE_DOCS_PORT
+// (the docs site this test serves on 127.0.0.1; the gate's cors block
+// allows its origin), CHROMIUM_PATH, WIKIGATE_PAGES (the wiki's pages:
+// what hits and citations must be).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -17,7 +19,8 @@ const docsOrigin = `http://127.0.0.1:${process.env.WIKIGATE_DOCS_PORT}`;
 const index = "wiki_pages";
 
 // The docs site: one page that loads the adapter as its published ES
-// modules (an import map resolves its one bare import, "meilisearch").
+// modules (an import map resolves its one bare import, "meilisearch"), and
+// the widget from the gate.
 const npm = {
   "/npm/instant-meilisearch.js": "node_modules/@meilisearch/instant-meilisearch/dist/index.js",
   "/npm/meilisearch.js": "node_modules/meilisearch/dist/index.js",
@@ -28,7 +31,11 @@ const searchPage = `<!doctype html>
 <script type="module">
   import { instantMeiliSearch } from "/npm/instant-meilisearch.js";
   window.searchClient = instantMeiliSearch(${JSON.stringify(gate + "/answer/meilisearch")}, "").searchClient;
-</script></head><body><h1>Docs</h1></body></html>`;
+</script>
+<script type="module" src="${gate}/answer/widget/v1/wikigate-ask.js"></script>
+</head><body><h1>kunora-kgent</h1>
+<wikigate-ask gate="${gate}" page="/system/components/kunora-kgent/"></wikigate-ask>
+</body></html>`;
 
 function serveDocs(req, res) {
   const path = new URL(req.url, docsOrigin).pathname;
@@ -44,6 +51,7 @@ function serveDocs(req, res) {
 
 let browser, page, docs;
 const searches = []; // the gate's answers to the page's search calls
+const calls = []; // every answer of the gate to the page
 
 before(async () => {
   docs = createServer(serveDocs);
@@ -56,6 +64,8 @@ before(async () => {
   page = await browser.newPage();
   page.on("console", (m) => m.type() === "error" && console.log(`page console: ${m.text()}`));
   page.on("response", (r) => {
+    if (!r.url().startsWith(gate)) return;
+    calls.push(r);
     if (new URL(r.url()).pathname.startsWith("/answer/meilisearch/")) searches.push(r);
   });
   const res = await page.goto(`${docsOrigin}/`, { waitUntil: "networkidle0" });
@@ -136,4 +146,33 @@ test("a refinement list: the refined search, and InstantSearch's count-only quer
     assert.ok(pagesWith({ project, status: "approved" }).length > 0, `facet value ${project}`);
   }
   assert.ok(counts.nbHits >= refined.nbHits);
+});
+
+test("the widget embedded on the docs site streams an answer from the gate across origins", async () => {
+  await page.waitForFunction(() => customElements.get("wikigate-ask") && document.querySelector("wikigate-ask").shadowRoot);
+  const W = "wikigate-ask >>> ";
+  await (await page.$(`${W}#wg-question`)).click();
+  await page.keyboard.type("How do I configure agent memory?");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(
+    () => document.querySelector("wikigate-ask").shadowRoot.querySelector(".turn .citations a"), { timeout: 30000 },
+  );
+  const cites = await page.$$eval(`${W}.turn .citations li a`, (as) => as.map((a) => a.href));
+  assert.ok(cites.length > 0);
+  for (const c of cites) {
+    assert.ok(c.startsWith(`${docsOrigin}/`), `citation ${c} links to the docs site`);
+    assert.equal(pageAt(c).status, "approved", c);
+  }
+  // The session and its streamed turn crossed origins: each POST was
+  // preflighted (JSON, X-Session-Token) and readable by the docs origin.
+  const seen = (method, re) => calls.filter((r) => r.request().method() === method && re.test(new URL(r.url()).pathname));
+  const turn = /^\/answer\/sessions\/[^/]+\/turns$/;
+  assert.equal(seen("POST", /^\/answer\/sessions$/).length, 1);
+  assert.equal(seen("POST", turn).length, 1);
+  assert.ok(seen("OPTIONS", turn).length > 0, "the turn was preflighted");
+  for (const r of [...seen("POST", /^\/answer\/sessions/), ...seen("OPTIONS", turn)]) {
+    assert.ok(r.status() === 200 || r.status() === 204, `${r.request().method()} ${r.url()}: ${r.status()}`);
+    assert.equal(r.headers()["access-control-allow-origin"], docsOrigin, r.url());
+  }
+  assert.match(seen("POST", turn)[0].headers()["content-type"], /^text\/event-stream/);
 });
