@@ -161,3 +161,31 @@ func TestWriteErrorsMatchRAGFlow(t *testing.T) {
 		t.Fatalf("one unknown id must delete nothing: %v", listed)
 	}
 }
+
+// TestWritesAndRetrievalsRunConcurrently is for the race detector: ingest
+// writes change the model while retrievals read it.
+func TestWritesAndRetrievalsRunConcurrently(t *testing.T) {
+	s := newTestServer(t)
+	ds := createDataset(t, s, "concurrent")["id"].(string)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		body := `{"question":"kunora quokka","dataset_ids":["` + ds + `","` + dsKgentMain + `"]}`
+		for i := 0; i < 20; i++ {
+			req := httptest.NewRequest(http.MethodPost, "/api/v1/retrieval", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+testKey)
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"code":0`) {
+				t.Errorf("retrieval during writes: %d %s", rec.Code, rec.Body)
+			}
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		up := upload(t, s, ds, "file", "p.md", "# P\n\nthe quokka rota\n")
+		id := up["data"].([]any)[0].(map[string]any)["id"].(string)
+		authed(t, s, http.MethodPost, "/api/v1/datasets/"+ds+"/chunks", map[string]any{"document_ids": []any{id}})
+		authed(t, s, http.MethodDelete, "/api/v1/datasets/"+ds+"/documents", map[string]any{"ids": []any{id}})
+	}
+	<-done
+}
