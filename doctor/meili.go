@@ -289,8 +289,8 @@ func checkSearchKeyIsSearchOnly(ctx context.Context, r *Report, cfg Config) {
 	m := cfg.Meili
 	path := "/indexes/" + url.PathEscape(m.Index) + "/settings"
 	for _, k := range []struct{ name, key string }{{"api_key", m.APIKey}, {"tenant_key", m.TenantKey}} {
-		if k.key == "" {
-			continue
+		if k.key == "" || (k.name == "tenant_key" && k.key == m.APIKey) {
+			continue // none, or the same key already tried
 		}
 		var ignored json.RawMessage
 		if _, err := getJSON(ctx, cfg.HTTP, m.URL, path, k.key, &ignored); err == nil {
