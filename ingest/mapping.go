@@ -37,6 +37,9 @@ type Mapping struct {
 	// DatasetPrefix starts the name of every RAGFlow dataset this tree
 	// owns (see DatasetName); default none.
 	DatasetPrefix string `yaml:"datasetPrefix"`
+	// Languages the pages are written in ("en", "zh"): their stop words go
+	// into the Meilisearch settings (default ["en"]).
+	Languages []string `yaml:"languages"`
 }
 
 // ProjectRule maps the pages under Path to project ID.
@@ -99,6 +102,14 @@ func (m *Mapping) normalize() error {
 		m.URL.Base = "/"
 	}
 	m.PathPrefix = strings.Trim(m.PathPrefix, "/")
+	if len(m.Languages) == 0 {
+		m.Languages = []string{"en"}
+	}
+	for _, lang := range m.Languages {
+		if stopWordLists[lang] == nil {
+			return fmt.Errorf("languages: %q: want en or zh", lang)
+		}
+	}
 	if !validStatuses[m.DefaultStatus] {
 		return fmt.Errorf("defaultStatus %q: want approved or working", m.DefaultStatus)
 	}

@@ -41,7 +41,7 @@ func runMeili(t *testing.T, url, src string, dry bool) *ingest.Report {
 		t.Fatal(err)
 	}
 	s := &ingest.MeiliSync{Client: &ingest.MeiliClient{URL: url, Key: testMasterKey, PollEvery: time.Millisecond},
-		Index: "ingest_test", Projects: m.ProjectIDs(), BatchSize: 2, DryRun: dry}
+		Index: "ingest_test", Projects: m.ProjectIDs(), BatchSize: 2, DryRun: dry, Languages: m.Languages}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rep, err := s.Run(ctx, pages, fails)
@@ -139,7 +139,7 @@ func TestMeiliIngestIsIncrementalEndToEnd(t *testing.T) {
 			t.Fatalf("settings not applied: filterable %v lacks %s", settings.Filterable, attr)
 		}
 	}
-	if !contains(settings.StopWords, "the") {
+	if !contains(settings.StopWords, "the") || !contains(settings.StopWords, "什么") {
 		t.Fatalf("stop words not applied: %v", settings.StopWords)
 	}
 	if second := runMeili(t, srv.URL, src, false); second.Changes() != 0 || second.Unchanged != 5 {

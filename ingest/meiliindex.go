@@ -12,23 +12,44 @@ import (
 // IndexSettings are the settings the gate relies on (DESIGN §6, INGEST §3):
 // every attribute its scope filters name is filterable, the text fields are
 // searchable, contentHash is displayed so the next run can compare, and
-// stop words keep questions to their content words.
-func IndexSettings() map[string]any {
+// stop words keep questions to their content words, in the languages the
+// content is written in (StopWords).
+func IndexSettings(stopWords []string) map[string]any {
 	return map[string]any{
 		"filterableAttributes": []string{"id", "project", "version", "status", "path", "pathPrefixes"},
 		"searchableAttributes": []string{"title", "headings", "content", "path"},
 		"displayedAttributes": []string{"id", "path", "url", "title", "project", "version", "status",
 			"pathPrefixes", "headings", "content", "updatedAt", "contentHash"},
-		"stopWords": EnglishStopWords,
+		"stopWords": stopWords,
 	}
 }
 
-// EnglishStopWords match the development Meilisearch's, so a real index
-// ranks the same questions the same way.
-var EnglishStopWords = strings.Fields(`a about am an and any are as at be been being but by can could
+// stopWordLists are the lists a mapping's languages choose from. English
+// matches the development Meilisearch's, so a real index ranks the same
+// questions the same way; Chinese drops the particles and question words
+// the development RAGFlow drops.
+var stopWordLists = map[string][]string{
+	"en": strings.Fields(`a about am an and any are as at be been being but by can could
 	did do does doing for from had has have how i if in into is it its me my of on or our
 	shall should so than that the their them then there these they this those to too was
-	we were what when where which who whom why will with would you your`)
+	we were what when where which who whom why will with would you your`),
+	"zh": strings.Fields(`的 是 了 在 和 与 吗 呢 么 什么 怎么 如何 请 我 你 我们 这 那 个 有 吧`),
+}
+
+// StopWords is the union of the lists of languages, in order, without repeats.
+func StopWords(languages []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, lang := range languages {
+		for _, w := range stopWordLists[lang] {
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
 
 // ensureIndex creates the index with primary key id unless it exists; a
 // creation that lost a race to another loader (index_already_exists) is fine.

@@ -16,6 +16,8 @@ type MeiliSync struct {
 	// Projects are the projects this tree owns: only their documents are
 	// compared and removed, so other trees sharing the index are untouched.
 	Projects []string
+	// Languages choose the stop words (Mapping.Languages; default English).
+	Languages []string
 	// BatchSize is the number of documents per addition (default 100); fewer,
 	// larger payloads index faster (INGEST §4).
 	BatchSize int
@@ -103,7 +105,11 @@ func (s *MeiliSync) prepare(ctx context.Context, uid string) error {
 	if _, err := s.Client.ensureIndex(ctx, uid); err != nil {
 		return err
 	}
-	return s.Client.write(ctx, http.MethodPatch, "/indexes/"+url.PathEscape(uid)+"/settings", IndexSettings())
+	langs := s.Languages
+	if len(langs) == 0 {
+		langs = []string{"en"}
+	}
+	return s.Client.write(ctx, http.MethodPatch, "/indexes/"+url.PathEscape(uid)+"/settings", IndexSettings(StopWords(langs)))
 }
 
 // upsert sends the pages in batches, at most Concurrency at a time, and

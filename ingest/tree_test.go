@@ -139,3 +139,21 @@ func TestReadTreeNeedsDocsFolder(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestMappingLanguagesChooseStopWords(t *testing.T) {
+	m, err := ParseMapping([]byte("projects: [{id: p, path: ''}]\nlanguages: [zh, en]\n"), "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := StopWords(m.Languages)
+	if words[0] != "的" || !contains(words, "the") {
+		t.Fatalf("stop words %v", words)
+	}
+	if _, err := ParseMapping([]byte("projects: [{id: p, path: ''}]\nlanguages: [fr]\n"), "m.yaml"); err == nil ||
+		!strings.Contains(err.Error(), `"fr": want en or zh`) {
+		t.Fatalf("an unknown language: %v", err)
+	}
+	if m, _ := ParseMapping([]byte("projects: [{id: p, path: ''}]\n"), "m.yaml"); !reflect.DeepEqual(m.Languages, []string{"en"}) {
+		t.Fatalf("default languages %v", m.Languages)
+	}
+}

@@ -138,7 +138,7 @@ func (f *ingestFlags) options(m *ingest.Mapping) (ingest.Options, error) {
 			o.Meili = &ingest.MeiliSync{
 				Client: &ingest.MeiliClient{URL: orEnv(f.meiliURL, "WIKIGATE_MEILI_URL"), Key: orEnv(f.meiliKey, "WIKIGATE_MEILI_KEY")},
 				Index:  f.meiliIndex, Projects: m.ProjectIDs(), BatchSize: f.batchSize, Concurrency: f.concurrency, DryRun: f.dryRun,
-				Rebuild: f.rebuild,
+				Rebuild: f.rebuild, Languages: m.Languages,
 			}
 		case "ragflow":
 			o.RAGFlow = &ingest.RAGFlowSync{
