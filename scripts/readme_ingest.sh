@@ -40,7 +40,7 @@ done
 mkdir "$work/root"
 ln -s "$repo/samplewiki" "$work/root/samplewiki"
 ln -s "$bin" "$work/root/wikigate"
-block=$(awk '/^## Loading your wiki/{on=1} /^## Development backends/{on=0} on' README.md |
+block=$(awk '/^## /{on=($0 == "## Loading your wiki")} on' README.md |
 	awk '/^```sh$/{inb=1; next} /^```$/{inb=0; next} inb')
 out=$(cd "$work/root" && bash -c 'curl() { command curl --max-time 30 "$@"; }; set -ex; '"$block" 2>&1) || {
 	echo "$out"
