@@ -256,3 +256,28 @@ func TestRAGFlowRerunFinishesAnInterruptedRun(t *testing.T) {
 		t.Fatalf("third run: %+v", final)
 	}
 }
+
+// TestRAGFlowStatusMoveMovesTheDocument: a page whose status changes
+// belongs to the other status's dataset; it must leave the old one, or a
+// reader granted approved pages would still retrieve a working draft.
+func TestRAGFlowStatusMoveMovesTheDocument(t *testing.T) {
+	srv := emptyRAGFlow(t)
+	src := copyTree(t)
+	runRAGFlow(t, srv.URL, src, false)
+	page := filepath.Join(src, "docs", "operations", "runbook.md")
+	body := "---\nstatus: working\n---\n# On-call runbook\n\nPage the on-call engineer when the gateway error rate stays above 5%.\n"
+	if err := os.WriteFile(page, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	moved, cat := runRAGFlow(t, srv.URL, src, false)
+	if !reflect.DeepEqual(moved.Changed, []string{"publish/operations/runbook.md (main)"}) || moved.Changes() != 1 {
+		t.Fatalf("status move: %+v", moved)
+	}
+	if got := retrieve(t, srv.URL, cat, "kunora-ops", "approved", "gateway error rate"); len(got) != 0 {
+		t.Fatalf("the page is still in the approved dataset: %+v", got)
+	}
+	got := retrieve(t, srv.URL, cat, "kunora-ops", "working", "gateway error rate")
+	if len(got) != 1 || got[0].MetaString("status") != "working" {
+		t.Fatalf("the page is not in the working dataset: %+v", got)
+	}
+}
