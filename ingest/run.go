@@ -25,13 +25,16 @@ type Result struct {
 	NewDatasets bool
 }
 
-// Failed counts the failed pages over all reports.
+// Failed counts the pages that failed in any backend (an unreadable page
+// fails in each report but is one page).
 func (r *Result) Failed() int {
-	n := 0
+	paths := map[string]bool{}
 	for _, rep := range r.Reports {
-		n += len(rep.Failures)
+		for _, f := range rep.Failures {
+			paths[f.Path] = true
+		}
 	}
-	return n
+	return len(paths)
 }
 
 // Run reads the tree once and loads it into each backend in turn. A

@@ -125,7 +125,7 @@ func (f *ingestFlags) run(ctx context.Context) error {
 		return runErr
 	}
 	if n := res.Failed(); n > 0 {
-		return fmt.Errorf("%d page write(s) failed", n)
+		return fmt.Errorf("%d page(s) failed (see the ! lines)", n)
 	}
 	return nil
 }
