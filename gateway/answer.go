@@ -75,7 +75,7 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 		SupportThreshold: g.cfg.Answer.SupportThreshold,
 		MinSupported:     g.cfg.Answer.MinSupported,
 		DedupeKey:        dedupe.Key(protocol.EventNoAnswer, t.question, eff, nil),
-		WriteTools:       c.decision.WriteTools,
+		WriteTools:       g.servedWriteTools(c.decision.WriteTools),
 		FeedbackEndpoint: g.feedbackEndpointFor(c.rec.Endpoint),
 	}
 	text := ""

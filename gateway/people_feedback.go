@@ -80,3 +80,13 @@ func (g *Gateway) feedbackEndpointFor(endpoint string) string {
 	}
 	return peopleFeedbackEndpoint
 }
+
+// servedWriteTools are the write tools the policy grants that this gate
+// serves: none without a feedback store, so a no-answer's actions never
+// offer (enabled) a report that no route would take.
+func (g *Gateway) servedWriteTools(granted []string) []string {
+	if g.deps.Feedback == nil {
+		return nil
+	}
+	return granted
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wikigate/wikigate/feedback"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ratelimit"
@@ -54,5 +55,17 @@ func TestFeedbackEndpointOnlyForPeoplesAnswers(t *testing.T) {
 	}
 	if (&Gateway{routes: map[string]route{}}).feedbackEndpointFor("/answer/ask") != "" {
 		t.Fatal("a gate without feedback names /answer/feedback")
+	}
+}
+
+func TestWriteToolsOfferedOnlyWithAFeedbackStore(t *testing.T) {
+	granted := []string{"create_feedback", "create_improvement_task"}
+	if got := (&Gateway{}).servedWriteTools(granted); got != nil {
+		t.Fatalf("a gate without a feedback store offers %v", got)
+	}
+	var store feedback.Submitter = (*feedback.Store)(nil)
+	g := &Gateway{deps: Deps{Feedback: store}}
+	if got := g.servedWriteTools(granted); len(got) != 2 {
+		t.Fatalf("a gate with a feedback store offers %v", got)
 	}
 }

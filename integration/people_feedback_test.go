@@ -164,3 +164,23 @@ func TestPeopleFeedbackLimitFromTheCaddyfile(t *testing.T) {
 		t.Fatalf("Retry-After %q, want about an hour", limited.Header.Get("Retry-After"))
 	}
 }
+
+// A gate without a feedback block serves no /answer/feedback, so a
+// no-answer offers no report: its create_feedback action is enabled:false
+// and names no route.
+func TestPeopleFeedbackActionWithoutAFeedbackStore(t *testing.T) {
+	g := startGate(t, gateOptions{})
+	block := "feedback {\n\t\t\tpath " + g.feedbackPath + "\n\t\t}"
+	if !strings.Contains(g.config, block) {
+		t.Fatalf("the test Caddyfile has no feedback block to remove:\n%s", g.config)
+	}
+	g.config = strings.Replace(g.config, block, "", 1)
+	g.reload()
+	act := feedbackAction(t, g.post("/answer/ask", nil, `{"question":"`+noAnswerQuestion+`"}`).json(t))
+	if act["enabled"] != false || act["endpoint"] != nil {
+		t.Fatalf("a gate without feedback offers: %v", act)
+	}
+	if r := g.post("/answer/feedback", nil, `{"eventType":"qa_no_answer","question":"x"}`); r.Status != 404 {
+		t.Fatalf("POST /answer/feedback without a store: %d %s", r.Status, r.Body)
+	}
+}
