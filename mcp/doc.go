@@ -23,7 +23,14 @@
 //     closed when the credential expires or is refused, because the SDK only
 //     compares an optional user id;
 //   - an Origin allow-list (DNS-rebinding protection) in front of the SDK's
-//     own loopback Host check.
+//     own loopback Host check;
+//   - fast paths (fast.go, fast_session.go) that answer a well-formed
+//     tools/call, stateless or on an open session, and a stateless
+//     tools/list without the SDK, with the bytes the SDK would write,
+//     because through the SDK a call costs ~0.25 ms of CPU against a budget
+//     of 25 us over the HTTP route;
+//   - wiki pages as resources (wiki://{version}/{path}), each read being a
+//     get_page call through the gate (resources.go).
 //
 // The package imports no Caddy code: the gateway implements [Gate] and the
 // Caddy module mounts [Handler.ServeHTTP] and [Handler.Metadata].

@@ -100,17 +100,19 @@ func (h *Handler) fastList(w http.ResponseWriter, r *http.Request, ex *exchange,
 		writeFast(w, req.ID, "error", mustMarshal(err))
 		return true
 	}
-	writeFast(w, req.ID, "result", h.listResultJSON(res))
+	rs := getScratch()
+	b := append(h.appendListResult(appendResponseStart(rs.b, req.ID, "result"), res), '}')
+	writeResponse(w, b)
+	rs.release(b)
 	return true
 }
 
-// listResultJSON writes res as the SDK encodes a ListToolsResult, fields
+// appendListResult writes res as the SDK encodes a ListToolsResult, fields
 // in its order (resultType first, no nextCursor: the list is never paged).
-func (h *Handler) listResultJSON(res *mcpsdk.ListToolsResult) []byte {
-	b := make([]byte, 0, 16<<10)
+func (h *Handler) appendListResult(b []byte, res *mcpsdk.ListToolsResult) []byte {
 	b = append(append(b, `{"resultType":"complete","_meta":`...), h.serverMetaJSON...)
-	b = append(append(b, `,"ttlMs":`...), strconv.Itoa(res.TTLMs)...)
-	b = append(append(b, `,"cacheScope":`...), mustMarshal(res.CacheScope)...)
+	b = strconv.AppendInt(append(b, `,"ttlMs":`...), int64(res.TTLMs), 10)
+	b = appendJSONString(append(b, `,"cacheScope":`...), []byte(res.CacheScope))
 	b = append(b, `,"tools":[`...)
 	for i, t := range res.Tools {
 		if i > 0 {
