@@ -50,3 +50,37 @@ func TestStreamNeverShowsOutOfScopeMaterial(t *testing.T) {
 		t.Fatalf("deltas %q, answer %q", deltas, result["answer"])
 	}
 }
+
+// RAGFlow failing after the stream started (its code-500 event mid-answer):
+// the stream ends with an error event carrying the protocol's envelope and
+// the call's request id, then done; no result, none of RAGFlow's error
+// text, and the audit record has the error's code.
+func TestStreamBackendFailureIsAnErrorEventThenDone(t *testing.T) {
+	answer := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_ = sseAnswer(w, "Agent memory uses a sliding window of recent turns [ID:0]. ")
+		_, _ = io.WriteString(w, "data:{\"code\":500,\"message\":\"boom\",\"data\":{\"answer\":\"**ERROR**: boom\",\"reference\":[]}}\n\n")
+		_, _ = io.WriteString(w, "data:{\"code\":0,\"message\":\"\",\"data\":true}\n\n")
+	}
+	g, logFile := loggedGate(t, gateOptions{ragflowURL: fakeRAGFlow(t, inScopeRetrieval, answer)})
+	resp := g.streamAsk(t.Context(), "/agent/tools/ask", bearer(agentToken(t, "kunora-coding-agent")), `{"question":"agent memory"}`)
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Contains(string(raw), "boom") || strings.Contains(string(raw), "event: result") {
+		t.Fatalf("stream of a failed generation: %d\n%s", resp.StatusCode, raw)
+	}
+	evs := readEvents(t, strings.NewReader(string(raw)), nil)
+	n := len(evs)
+	if n < 3 || evs[0].name != "status" || evs[n-2].name != "error" || evs[n-1].name != "done" {
+		t.Fatalf("want status … error done: %v", evs)
+	}
+	e := decodeEvent(t, evs[n-2].data)["error"].(map[string]any)
+	reqID := resp.Header.Get("X-Request-Id")
+	if e["code"] != "ragflow_unavailable" || e["message"] == "" || e["requestId"] != reqID {
+		t.Fatalf("error event %v (X-Request-Id %s)", e, reqID)
+	}
+	rec := waitAuditRecord(t, logFile, func(l map[string]any) bool { return l["request_id"] == reqID })
+	if rec["result"] != "ragflow_unavailable" {
+		t.Fatalf("audit record of a failed stream: %v", rec)
+	}
+}
