@@ -77,7 +77,9 @@ func TestProtocolAcceptance(t *testing.T) {
 		}
 	})
 	t.Run("RAGFlow unreachable: an error, no invented answer", func(t *testing.T) {
-		down := startGate(t, gateOptions{ragflowURL: fmt.Sprintf("http://127.0.0.1:%d", freePort(t))})
+		// Loaded over the gate above (one Caddy per process): the same
+		// session settings, since a reload may not resize the live store.
+		down := startGate(t, gateOptions{ragflowURL: fmt.Sprintf("http://127.0.0.1:%d", freePort(t)), extraOptions: "sessions {\n ttl 1s\n}"})
 		r := down.post("/answer/ask", nil, `{"question":"How do I configure agent memory?"}`)
 		if r.Status != 503 || r.errorCode(t) != "ragflow_unavailable" || strings.Contains(string(r.Body), `"answer":`) {
 			t.Fatalf("%d %s", r.Status, r.Body)
