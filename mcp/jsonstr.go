@@ -13,7 +13,7 @@ func appendJSONString(dst []byte, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if htmlSafe[b] {
 				i++
 				continue
 			}
@@ -53,3 +53,12 @@ func appendJSONString(dst []byte, s []byte) []byte {
 	}
 	return append(append(dst, s[start:]...), '"')
 }
+
+// htmlSafe marks the ASCII bytes written as they are: printable, and not
+// '"', '\\' or the HTML-significant '<', '>', '&'.
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()

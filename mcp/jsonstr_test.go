@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // TestAppendJSONStringIsEncodingJSON holds appendJSONString to
@@ -29,4 +31,14 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatalf("%q: got %s, want %s", s, got, want)
 		}
 	})
+}
+
+// BenchmarkAppendJSONString escapes the text rendering of six bench hits.
+func BenchmarkAppendJSONString(b *testing.B) {
+	text := appendSearch(nil, &protocol.SearchResult{Total: 6, Hits: benchHits(6)})
+	buf := make([]byte, 0, 2*len(text))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		buf = appendJSONString(buf[:0], text)
+	}
 }
