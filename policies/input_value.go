@@ -20,27 +20,58 @@ import (
 // toAST is in as the policy sees it, identical to its JSON encoding.
 func (in *Input) toAST() ast.Value {
 	obj := ast.NewObject(
-		item("endpoint", ast.StringTerm(in.Endpoint)),
-		item("tool", ast.StringTerm(in.Tool)),
-		item("action", ast.StringTerm(in.Action)),
-		item("site_mode", ast.StringTerm(in.SiteMode)),
+		item("endpoint", stringTerm(in.Endpoint)),
+		item("tool", stringTerm(in.Tool)),
+		item("action", stringTerm(in.Action)),
+		item("site_mode", stringTerm(in.SiteMode)),
 		item("caller", callerTerm(&in.Caller)),
 		item("scope", optionalScopeTerm(in.Scope)),
 	)
 	if len(in.Pages) > 0 {
-		obj.Insert(ast.StringTerm("pages"), stringsTerm(in.Pages))
+		obj.Insert(stringTerm("pages"), stringsTerm(in.Pages))
 	}
 	if in.Page != nil {
-		obj.Insert(ast.StringTerm("page"), pageTerm(in.Page))
+		obj.Insert(stringTerm("page"), pageTerm(in.Page))
 	}
 	if in.Session != nil {
-		obj.Insert(ast.StringTerm("session"), ast.ObjectTerm(item("scope", scopeTerm(&in.Session.Scope))))
+		obj.Insert(stringTerm("session"), ast.ObjectTerm(item("scope", scopeTerm(&in.Session.Scope))))
 	}
 	return obj
 }
 
 func item(key string, value *ast.Term) [2]*ast.Term {
-	return ast.Item(ast.StringTerm(key), value)
+	return ast.Item(stringTerm(key), value)
+}
+
+// sharedTerms are the input's keys and the values most calls repeat (caller
+// types, actions, site modes, credentials, tools), built once: an input
+// then allocates terms only for its own ids, paths and the like. Terms are
+// never modified once built, so every evaluation may share them.
+var sharedTerms = func() map[string]*ast.Term {
+	words := []string{
+		"endpoint", "tool", "action", "site_mode", "caller", "scope", "pages", "page", "session",
+		"type", "id", "anonymous", "roles", "credential",
+		"projects", "paths", "version", "includeWorkingDocs", "path", "url",
+		"agent", "human", "read", "write", "public-read", "authenticated-read",
+		"jwt", "api_key", "sso", "main",
+		"search", "ask", "get_page", "get_context", "create_feedback", "create_improvement_task",
+		"/agent/tools/search", "/agent/tools/ask", "/agent/tools/get_page", "/agent/tools/get_context",
+		"/agent/tools/create_feedback", "/agent/tools/create_improvement_task",
+		"/answer/ask", "/answer/search", "/answer/feedback", "/answer/sessions", "/mcp",
+	}
+	terms := make(map[string]*ast.Term, len(words))
+	for _, w := range words {
+		terms[w] = ast.StringTerm(w)
+	}
+	return terms
+}()
+
+// stringTerm is s as a term, shared when it is one of sharedTerms.
+func stringTerm(s string) *ast.Term {
+	if t, ok := sharedTerms[s]; ok {
+		return t
+	}
+	return ast.StringTerm(s)
 }
 
 func callerTerm(c *Caller) *ast.Term {
@@ -49,11 +80,11 @@ func callerTerm(c *Caller) *ast.Term {
 		roles = stringsTerm(c.Roles)
 	}
 	return ast.ObjectTerm(
-		item("type", ast.StringTerm(c.Type)),
-		item("id", ast.StringTerm(c.ID)),
+		item("type", stringTerm(c.Type)),
+		item("id", stringTerm(c.ID)),
 		item("anonymous", ast.BooleanTerm(c.Anonymous)),
 		item("roles", roles),
-		item("credential", ast.StringTerm(c.Credential)),
+		item("credential", stringTerm(c.Credential)),
 	)
 }
 
@@ -67,13 +98,13 @@ func optionalScopeTerm(s *protocol.Scope) *ast.Term {
 func scopeTerm(s *protocol.Scope) *ast.Term {
 	obj := ast.NewObject(item("includeWorkingDocs", ast.BooleanTerm(s.IncludeWorkingDocs)))
 	if len(s.Projects) > 0 {
-		obj.Insert(ast.StringTerm("projects"), stringsTerm(s.Projects))
+		obj.Insert(stringTerm("projects"), stringsTerm(s.Projects))
 	}
 	if len(s.Paths) > 0 {
-		obj.Insert(ast.StringTerm("paths"), stringsTerm(s.Paths))
+		obj.Insert(stringTerm("paths"), stringsTerm(s.Paths))
 	}
 	if s.Version != "" {
-		obj.Insert(ast.StringTerm("version"), ast.StringTerm(s.Version))
+		obj.Insert(stringTerm("version"), stringTerm(s.Version))
 	}
 	return ast.NewTerm(obj)
 }
@@ -81,13 +112,13 @@ func scopeTerm(s *protocol.Scope) *ast.Term {
 func pageTerm(p *Page) *ast.Term {
 	obj := ast.NewObject()
 	if p.Path != "" {
-		obj.Insert(ast.StringTerm("path"), ast.StringTerm(p.Path))
+		obj.Insert(stringTerm("path"), stringTerm(p.Path))
 	}
 	if p.URL != "" {
-		obj.Insert(ast.StringTerm("url"), ast.StringTerm(p.URL))
+		obj.Insert(stringTerm("url"), stringTerm(p.URL))
 	}
 	if p.Version != "" {
-		obj.Insert(ast.StringTerm("version"), ast.StringTerm(p.Version))
+		obj.Insert(stringTerm("version"), stringTerm(p.Version))
 	}
 	return ast.NewTerm(obj)
 }
@@ -95,7 +126,7 @@ func pageTerm(p *Page) *ast.Term {
 func stringsTerm(ss []string) *ast.Term {
 	terms := make([]*ast.Term, len(ss))
 	for i, s := range ss {
-		terms[i] = ast.StringTerm(s)
+		terms[i] = stringTerm(s)
 	}
 	return ast.ArrayTerm(terms...)
 }
