@@ -114,11 +114,19 @@ expect api_key 200 '"hits"' -- "$GATE/agent/tools/search" -H "X-Agent-Api-Key: $
 if grep -q "$KEY" "$work/api_keys.json"; then echo "FAIL the key store holds the plaintext key" >&2; fail=1; fi
 # operator commands beside the running gate: validate opens no store (the
 # gate holds the feedback database's lock), doctor finds the backends
-# complete, revoke names the key and the gate refuses it at once
+# complete, revoke names the key and the gate refuses it within a second
 if ./wikigate validate --config Caddyfile >>"$work/server.log" 2>&1; then echo "ok   validate beside the running gate"; else echo "FAIL validate beside the running gate" >&2; fail=1; fi
 if ./wikigate doctor --config Caddyfile >"$work/doctor.out" 2>&1; then echo "ok   doctor: $(tail -1 "$work/doctor.out")"; else cat "$work/doctor.out" >&2; echo "FAIL doctor" >&2; fail=1; fi
 PREFIX=$(./wikigate key list 2>/dev/null | tail -1 | cut -f1)
+used=""
+for _ in $(seq 1 50); do
+	used=$(./wikigate key list 2>/dev/null | grep "^$PREFIX	" | grep -o 'last_used=[^	]*' || true)
+	[ "$used" != "last_used=never" ] && [ -n "$used" ] && break
+	sleep 0.1
+done
+if [ "$used" != "last_used=never" ] && [ -n "$used" ]; then echo "ok   key list shows the key's last use ($used)"; else echo "FAIL key list: $used" >&2; fail=1; fi
 if ./wikigate key revoke --prefix "$PREFIX" 2>/dev/null | grep -q "^revoked $PREFIX	agent=kunora-coding-agent"; then echo "ok   key revoke names the key"; else echo "FAIL key revoke output" >&2; fail=1; fi
+sleep 1.1 # the gate looks at the key file at most once a second
 expect revoked_key 401 '"unauthorized"' -- "$GATE/agent/tools/search" -H "X-Agent-Api-Key: $KEY" -d '{"question":"agent memory"}'
 if ./wikigate version | grep -q '^wikigate .* (commit .*)$'; then echo "ok   version names the gate"; else echo "FAIL version" >&2; fail=1; fi
 if grep -q "$TOKEN" "$work/server.log"; then echo "FAIL the server log holds a token" >&2; fail=1; fi
