@@ -48,7 +48,13 @@ func (c *Chunk) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*c = Chunk{
+	*c = w.chunk()
+	return nil
+}
+
+// chunk is the Chunk w spells.
+func (w *wireChunk) chunk() Chunk {
+	return Chunk{
 		ID:               w.ID,
 		Content:          w.Content,
 		DocumentID:       w.DocumentID,
@@ -60,7 +66,6 @@ func (c *Chunk) UnmarshalJSON(b []byte) error {
 		Metadata:         w.Metadata,
 		Positions:        w.Positions,
 	}
-	return nil
 }
 
 // MetaString returns the document metadata field key when it is a string,

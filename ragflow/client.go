@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/wikigate/wikigate/backend"
 )
 
@@ -196,6 +198,17 @@ func (c *Client) readBody(cl *call) ([]byte, error) {
 	return b, nil
 }
 
+// readBodyInto is readBody into buf (a pooled buffer).
+func (c *Client) readBodyInto(cl *call, buf *bytes.Buffer) error {
+	if _, err := buf.ReadFrom(io.LimitReader(cl.resp.Body, c.maxBytes+1)); err != nil {
+		return c.transportError(cl.ctx, err)
+	}
+	if int64(buf.Len()) > c.maxBytes {
+		return badResponse(fmt.Sprintf("response over %d bytes", c.maxBytes))
+	}
+	return nil
+}
+
 // envelope is RAGFlow's response wrapper (CONTRACT §2). Code is a pointer so
 // a body without one is recognised as not an envelope.
 type envelope struct {
@@ -218,36 +231,59 @@ func (c *Client) readEnvelope(cl *call) (*envelope, error) {
 func (c *Client) parseEnvelope(resp *http.Response, body []byte) (*envelope, error) {
 	var env envelope
 	decodeErr := json.Unmarshal(body, &env)
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := &Error{Kind: Rejected, HTTPStatus: resp.StatusCode}
-		if decodeErr == nil && env.Code != nil {
-			e.Code, e.Detail = *env.Code, c.backendDetail(env.Message)
-		}
-		return nil, e
-	}
-	if isHTML(resp, body) {
-		return nil, badResponse("html body")
-	}
-	if decodeErr != nil {
-		return nil, badResponse("invalid json")
-	}
-	if env.Code == nil {
-		return nil, badResponse("no envelope code")
-	}
-	if *env.Code != 0 {
-		return nil, &Error{Kind: Rejected, HTTPStatus: resp.StatusCode, Code: *env.Code, Detail: c.backendDetail(env.Message)}
-	}
-	if isG1AuthFailure(&env) {
-		return nil, &Error{Kind: Rejected, HTTPStatus: resp.StatusCode, Detail: "authentication failed: " + c.backendDetail(env.Message)}
+	h := envelopeHead{code: env.Code, message: env.Message, dataKind: rawKind(env.Data)}
+	if err := c.checkEnvelope(resp, body, h, decodeErr == nil); err != nil {
+		return nil, err
 	}
 	return &env, nil
 }
 
+// checkEnvelope applies CONTRACT §1–§2 to an envelope read from body
+// (decoded is false when it did not decode as one).
+func (c *Client) checkEnvelope(resp *http.Response, body []byte, h envelopeHead, decoded bool) error {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := &Error{Kind: Rejected, HTTPStatus: resp.StatusCode}
+		if decoded && h.code != nil {
+			e.Code, e.Detail = *h.code, c.backendDetail(h.message)
+		}
+		return e
+	}
+	if isHTML(resp, body) {
+		return badResponse("html body")
+	}
+	if !decoded {
+		return badResponse("invalid json")
+	}
+	if h.code == nil {
+		return badResponse("no envelope code")
+	}
+	if *h.code != 0 {
+		return &Error{Kind: Rejected, HTTPStatus: resp.StatusCode, Code: *h.code, Detail: c.backendDetail(h.message)}
+	}
+	if isG1AuthFailure(h) {
+		return &Error{Kind: Rejected, HTTPStatus: resp.StatusCode, Detail: "authentication failed: " + c.backendDetail(h.message)}
+	}
+	return nil
+}
+
+// rawKind is the kind of a raw JSON value ('t', 'f', '{', ...), 0 for none.
+func rawKind(raw json.RawMessage) jsontext.Kind {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0:
+		return 0
+	case string(raw) == "true":
+		return 't'
+	case string(raw) == "false":
+		return 'f'
+	}
+	return jsontext.Value(raw).Kind()
+}
+
 // isG1AuthFailure recognises v0.24's missing or malformed key answers:
 // HTTP 200, code 0, data false, a message about Authorization (CONTRACT §1).
-func isG1AuthFailure(env *envelope) bool {
-	return string(bytes.TrimSpace(env.Data)) == "false" &&
-		strings.Contains(strings.ToLower(env.Message), "authorization")
+func isG1AuthFailure(h envelopeHead) bool {
+	return h.dataKind == 'f' && strings.Contains(strings.ToLower(h.message), "authorization")
 }
 
 // isHTML catches proxies' and servers' error pages served with 200.

@@ -107,21 +107,23 @@ func (c *Client) Retrieve(ctx context.Context, p RetrieveParams) (*Retrieval, er
 		return nil, err
 	}
 	defer cl.close()
-	env, err := c.readEnvelope(cl)
-	if err != nil {
+	r := getWireReader()
+	defer putWireReader(r)
+	if err := c.readBodyInto(cl, &r.src); err != nil {
 		return nil, err
 	}
-	var data struct {
-		Chunks []Chunk `json:"chunks"`
-		Total  int     `json:"total"`
+	body := r.src.Bytes() // still the body after reading: the decoder only advances past it
+	h, data, decoded, dataBad := r.readRetrieval()
+	if err := c.checkEnvelope(cl.resp, body, h, decoded); err != nil {
+		return nil, err
 	}
-	if !isJSONObject(env.Data) || json.Unmarshal(env.Data, &data) != nil {
+	if h.dataKind != '{' || dataBad {
 		return nil, badResponse("retrieval data is not {chunks, total}")
 	}
-	if data.Chunks == nil {
-		data.Chunks = []Chunk{}
+	if data.chunks == nil {
+		data.chunks = []Chunk{}
 	}
-	return &Retrieval{Chunks: data.Chunks, Total: data.Total}, nil
+	return &Retrieval{Chunks: data.chunks, Total: data.total}, nil
 }
 
 func retrievalBody(p RetrieveParams) (*retrievalRequest, error) {

@@ -139,60 +139,59 @@ func isFieldLine(line []byte) bool {
 // final event brings the reference (and, for an empty response, the whole
 // answer again), every other event appends its delta.
 func (c *Client) handleEvent(st *streamState, payload []byte) error {
-	var env envelope
-	if json.Unmarshal(payload, &env) != nil || env.Code == nil {
+	r := getWireReader()
+	defer putWireReader(r)
+	r.src.Write(payload)
+	h, d, decoded, dataBad := r.readEvent()
+	if !decoded || h.code == nil {
 		return badResponse("stream event is not an envelope")
 	}
-	if *env.Code != 0 {
-		return &Error{Kind: Rejected, HTTPStatus: 200, Code: *env.Code, Detail: c.backendDetail(env.Message)}
+	if *h.code != 0 {
+		return &Error{Kind: Rejected, HTTPStatus: 200, Code: *h.code, Detail: c.backendDetail(h.message)}
 	}
-	switch data := string(bytes.TrimSpace(env.Data)); {
-	case data == "true":
+	switch {
+	case h.dataKind == 't':
 		st.done = true
 		return nil
-	case isG1AuthFailure(&env):
-		return &Error{Kind: Rejected, HTTPStatus: 200, Detail: "authentication failed: " + c.backendDetail(env.Message)}
-	case !isJSONObject(env.Data):
+	case isG1AuthFailure(h):
+		return &Error{Kind: Rejected, HTTPStatus: 200, Detail: "authentication failed: " + c.backendDetail(h.message)}
+	case h.dataKind != '{':
 		return badResponse("stream event data is not an answer")
-	}
-	var d completionData
-	if json.Unmarshal(env.Data, &d) != nil {
+	case dataBad:
 		return badResponse("stream event data is malformed")
 	}
 	return c.applyDelta(st, &d)
 }
 
-func (c *Client) applyDelta(st *streamState, d *completionData) error {
+func (c *Client) applyDelta(st *streamState, d *eventData) error {
 	switch {
-	case d.StartToThink:
+	case d.startToThink:
 		st.thinking = true
 		return nil
-	case d.EndToThink:
+	case d.endToThink:
 		st.thinking = false
 		return nil
 	case st.thinking:
 		return nil
-	case isErrorAnswer(d.Answer):
-		return &Error{Kind: Rejected, HTTPStatus: 200, Detail: c.backendDetail(d.Answer)}
+	case isErrorAnswer(d.answer):
+		return &Error{Kind: Rejected, HTTPStatus: 200, Detail: c.backendDetail(d.answer)}
+	case d.referenceErr != nil:
+		return d.referenceErr
 	}
-	ref, err := referenceChunks(d.Reference)
-	if err != nil {
-		return err
+	if len(d.reference) > 0 {
+		st.reference = d.reference
 	}
-	if len(ref) > 0 {
-		st.reference = ref
-	}
-	if d.Final {
+	if d.final {
 		// The final event blanks the answer, except for RAGFlow's empty
 		// response, which it repeats in full (CONTRACT §4.8).
-		if d.Answer != "" {
+		if d.answer != "" {
 			st.answer.Reset()
-			st.answer.WriteString(d.Answer)
+			st.answer.WriteString(d.answer)
 		}
 		return nil
 	}
-	st.answer.WriteString(d.Answer)
-	if st.onText != nil && d.Answer != "" {
+	st.answer.WriteString(d.answer)
+	if st.onText != nil && d.answer != "" {
 		st.onText(st.answer.String())
 	}
 	return nil

@@ -1,0 +1,48 @@
+package normalizer
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/wikigate/wikigate/ragflow"
+)
+
+// BenchmarkAskAnswer is Answer on bench run C's ask (issue 13 item 4): the
+// development RAGFlow's 8 chunks for "How do I configure agent memory?"
+// and its generated answer citing three of them (testdata/devragflow,
+// recorded from that backend).
+func BenchmarkAskAnswer(b *testing.B) {
+	text, chunks := devRAGFlowAsk(b)
+	o := AnswerOptions{RequireCitations: true, DedupeKey: "k"}
+	if res, stats := Answer(text, chunks, kgentScope, o); stats.Citations != 3 || res.NoAnswerReason != nil {
+		b.Fatalf("the recorded answer must be answered with 3 citations: %+v", res)
+	}
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		Answer(text, chunks, kgentScope, o)
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+func devRAGFlowAsk(b *testing.B) (string, []ragflow.Chunk) {
+	b.Helper()
+	raw, err := os.ReadFile("testdata/devragflow/retrieval.bench.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	text, err := os.ReadFile("testdata/devragflow/answer.bench.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var env struct {
+		Data struct{ Chunks []ragflow.Chunk } `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil || len(env.Data.Chunks) != 8 {
+		b.Fatalf("retrieval fixture: %v", err)
+	}
+	return string(text), env.Data.Chunks
+}

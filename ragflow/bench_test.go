@@ -1,0 +1,99 @@
+package ragflow
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The ask path's RAGFlow side without a network (issue 13 item 4): what
+// the gate does per ask with the development RAGFlow's answers to bench
+// run C's question (testdata/devragflow, recorded from that backend):
+// encode the retrieval request, decode its 8 chunks, build the prompt,
+// encode the completion request and read its SSE stream.
+
+const benchQuestion = "How do I configure agent memory?"
+
+// cannedTransport answers each route with its recorded body, in memory,
+// so the client's request encoding and response decoding run exactly as
+// in the gate.
+type cannedTransport struct{ retrieval, stream []byte }
+
+func (t cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	body, ct := t.retrieval, "application/json"
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		body, ct = t.stream, "text/event-stream; charset=utf-8"
+	}
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {ct}},
+		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: r}, nil
+}
+
+func benchClient(b *testing.B) *Client {
+	b.Helper()
+	t := cannedTransport{retrieval: fixture(b, "devragflow/retrieval.bench.json"), stream: fixture(b, "devragflow/completion.bench.sse")}
+	c, err := New(Config{URL: "http://ragflow.invalid", APIKey: testKey, HTTPClient: &http.Client{Transport: t}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+var benchParams = RetrieveParams{Question: benchQuestion, DatasetIDs: []string{"d092f80af64f8e5e119cee1082c471b4"},
+	Condition: PathCondition([]string{"publish/system/components/kunora-kgent"}), PageSize: 8}
+
+// BenchmarkAskBackends is the whole RAGFlow side of one ask; the sub
+// benchmarks are its steps.
+func BenchmarkAskBackends(b *testing.B) {
+	c := benchClient(b)
+	ctx := context.Background()
+	r, err := c.Retrieve(ctx, benchParams)
+	if err != nil || len(r.Chunks) != 8 {
+		b.Fatalf("Retrieve = %v, %v", r, err)
+	}
+	msgs := BuildPrompt(benchQuestion, r.Chunks, nil)
+	benchStep(b, "all", func() error {
+		r, err := c.Retrieve(ctx, benchParams)
+		if err != nil {
+			return err
+		}
+		_, err = c.CompleteFunc(ctx, BuildPrompt(benchQuestion, r.Chunks, nil), true, nil)
+		return err
+	})
+	benchStep(b, "retrieve", func() error {
+		_, err := c.Retrieve(ctx, benchParams)
+		return err
+	})
+	benchStep(b, "prompt", func() error {
+		BuildPrompt(benchQuestion, r.Chunks, nil)
+		return nil
+	})
+	benchStep(b, "complete", func() error {
+		comp, err := c.CompleteFunc(ctx, msgs, true, nil)
+		if err == nil && !strings.HasPrefix(comp.Answer, "For a walkthrough") {
+			b.Fatalf("answer = %q", comp.Answer)
+		}
+		return err
+	})
+}
+
+func benchStep(b *testing.B, name string, f func() error) {
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		cpu := processCPU()
+		for b.Loop() {
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if cpu > 0 {
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		}
+	})
+}

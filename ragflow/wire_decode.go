@@ -1,0 +1,209 @@
+package ragflow
+
+import (
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// envelopeHead is what the envelope checks read of any envelope
+// (CONTRACT §2): the code, the message and the kind of its data ('t' for
+// true, 'f' for false, '{' for an object, 0 when there is none).
+type envelopeHead struct {
+	code     *int
+	message  string
+	dataKind jsontext.Kind
+}
+
+// envelopeFields are envelope's member names.
+var envelopeFields = []string{"code", "message", "data"}
+
+// readEnvelope reads a whole body as an envelope, handing its data (each
+// time it occurs: the last one counts) to readData, which must read the
+// value. decoded is false when encoding/json would have refused the
+// envelope itself; dataBad is set when the last data held a value of a
+// type its field cannot hold. err is a syntax error.
+func (r *wireReader) readEnvelope(readData func(kind jsontext.Kind) error) (h envelopeHead, decoded, dataBad bool, err error) {
+	r.start()
+	switch r.dec.PeekKind() {
+	case '{':
+		err = r.members(func(name []byte) error {
+			switch field(name, envelopeFields) {
+			case 0:
+				return r.readIntPtr(&h.code)
+			case 1:
+				return r.readString(&h.message)
+			case 2:
+				h.dataKind = r.dec.PeekKind()
+				outer := r.mismatch
+				r.mismatch = false
+				err := readData(h.dataKind)
+				dataBad, r.mismatch = r.mismatch, outer
+				return err
+			}
+			return r.dec.SkipValue()
+		})
+	case 'n':
+		err = r.skipNull()
+	default:
+		err = r.wrongType()
+	}
+	if err == nil {
+		err = r.end()
+	}
+	return h, err == nil && !r.mismatch, dataBad, err
+}
+
+// retrievalData is the data of a retrieval response.
+type retrievalData struct {
+	chunks []Chunk
+	total  int
+}
+
+var retrievalFields = []string{"chunks", "total"}
+
+// readRetrieval reads a retrieval response body (r.src) in one pass.
+func (r *wireReader) readRetrieval() (h envelopeHead, d retrievalData, decoded, dataBad bool) {
+	h, decoded, dataBad, _ = r.readEnvelope(func(kind jsontext.Kind) error {
+		d = retrievalData{}
+		if kind != '{' {
+			return r.dec.SkipValue()
+		}
+		return r.members(func(name []byte) error {
+			switch field(name, retrievalFields) {
+			case 0:
+				return r.readChunks(&d.chunks)
+			case 1:
+				return r.readInt(&d.total)
+			}
+			return r.dec.SkipValue()
+		})
+	})
+	return h, d, decoded, dataBad
+}
+
+// readChunks reads a []Chunk field: null sets it to nil, [] is empty.
+func (r *wireReader) readChunks(dst *[]Chunk) error {
+	switch r.dec.PeekKind() {
+	case '[':
+		list := []Chunk{}
+		err := r.elements(func() error {
+			c, err := r.readChunk()
+			list = append(list, c)
+			return err
+		})
+		*dst = list
+		return err
+	case 'n':
+		*dst = nil
+		return r.skipNull()
+	}
+	return r.wrongType()
+}
+
+// chunkFields are wireChunk's member names, in the order readChunk reads.
+var chunkFields = []string{"id", "content", "document_id", "document_name", "document_keyword", "dataset_id", "kb_id",
+	"similarity", "vector_similarity", "term_similarity", "document_metadata", "positions"}
+
+// readChunk reads one chunk as Chunk.UnmarshalJSON does: null is the zero
+// chunk, anything but an object a mismatch.
+func (r *wireReader) readChunk() (Chunk, error) {
+	switch r.dec.PeekKind() {
+	case '{':
+	case 'n':
+		return Chunk{}, r.skipNull()
+	default:
+		return Chunk{}, r.wrongType()
+	}
+	var w wireChunk
+	strs := [...]*string{&w.ID, &w.Content, &w.DocumentID, &w.DocumentName, &w.DocumentKeyword, &w.DatasetID, &w.KBID}
+	scores := [...]**float64{&w.Similarity, &w.VectorSimilarity, &w.TermSimilarity}
+	err := r.members(func(name []byte) error {
+		switch i := field(name, chunkFields); {
+		case i < 0:
+			return r.dec.SkipValue()
+		case i < len(strs):
+			return r.readString(strs[i])
+		case i < len(strs)+len(scores):
+			return r.readFloatPtr(scores[i-len(strs)])
+		case chunkFields[i] == "document_metadata":
+			return r.readMap(&w.Metadata)
+		default:
+			v, err := r.readAny()
+			w.Positions = v
+			return err
+		}
+	})
+	return w.chunk(), err
+}
+
+// eventData is the data of one SSE event (completionData, read in one
+// pass). The reference is read with it; a malformed one is only an error
+// where the stream takes the reference (applyDelta), as before.
+type eventData struct {
+	answer                          string
+	final, startToThink, endToThink bool
+	reference                       []Chunk
+	referenceErr                    error
+}
+
+var eventDataFields = []string{"answer", "reference", "final", "start_to_think", "end_to_think"}
+
+// readEvent reads one SSE event's JSON (r.src) in one pass.
+func (r *wireReader) readEvent() (h envelopeHead, d eventData, decoded, dataBad bool) {
+	h, decoded, dataBad, _ = r.readEnvelope(func(kind jsontext.Kind) error {
+		d = eventData{}
+		if kind != '{' {
+			return r.dec.SkipValue()
+		}
+		return r.members(func(name []byte) error {
+			switch field(name, eventDataFields) {
+			case 0:
+				return r.readString(&d.answer)
+			case 1:
+				return r.readReference(&d)
+			case 2:
+				return r.readBool(&d.final)
+			case 3:
+				return r.readBool(&d.startToThink)
+			case 4:
+				return r.readBool(&d.endToThink)
+			}
+			return r.dec.SkipValue()
+		})
+	})
+	return h, d, decoded, dataBad
+}
+
+var referenceFields = []string{"chunks"}
+
+// readReference reads a completion's reference as referenceChunks does:
+// {"chunks": [...]}, a bare list, or null for none. A mismatch inside is
+// the reference's error, not the event's.
+func (r *wireReader) readReference(d *eventData) error {
+	d.reference, d.referenceErr = nil, nil
+	outer := r.mismatch
+	r.mismatch = false
+	defer func() { r.mismatch = outer }()
+	switch r.dec.PeekKind() {
+	case 'n':
+		return r.skipNull()
+	case '[':
+		err := r.readChunks(&d.reference)
+		if r.mismatch {
+			d.referenceErr = badResponse("reference is not a chunk list")
+		}
+		return err
+	case '{':
+		err := r.members(func(name []byte) error {
+			if field(name, referenceFields) == 0 {
+				return r.readChunks(&d.reference)
+			}
+			return r.dec.SkipValue()
+		})
+		if r.mismatch {
+			d.referenceErr = badResponse("reference chunks are malformed")
+		}
+		return err
+	}
+	d.referenceErr = badResponse("reference is not an object")
+	return r.dec.SkipValue()
+}
