@@ -287,6 +287,24 @@ for run in "${TARGETS[@]}"; do
 done
 AUDIT_LINES=$(wc -l <"$OUT/audit.log")
 
+# reload_run NAME [ARGS...]: B's load at 32 connections while the policy is
+# reloaded (same grants, new revision); the p99 of the calls started in the
+# second after the swap against the second before (bench/internal/reloadp99).
+declare -A RL # RL[name,field]
+reload_run() {
+	local name=$1 line
+	shift
+	echo "bench: reload under load ($name)"
+	line=$(timeout 60 "$OUT/reloadp99" -gate $GATE -token "$TOKEN" -body "$B_BODY" -policy "$WIKIGATE_BENCH_POLICY" "$@") ||
+		{ FAILED+=("reload $name: $line"); return 0; }
+	for f in before_p99_us after_p99_us before after swap_ms errors; do RL[$name,$f]=$(field "$f" " $line"); done
+	((RL[$name,errors] == 0)) || FAILED+=("reload $name: ${RL[$name,errors]} failed calls")
+	echo "bench: reload $name: p99 ${RL[$name,before_p99_us]} µs before, ${RL[$name,after_p99_us]} µs in the second after the swap"
+}
+timeout 300 go build -o "$OUT/reloadp99" ./bench/internal/reloadp99
+reload_run B
+reload_run varied -vary 500
+
 # profile_b: CPU and allocation profiles of the gate during a B run.
 profile_b() {
 	local secs=${DURATION%s}
@@ -425,6 +443,22 @@ MD
 | req/s, B / A | $ratio1 | $ratio32 |
 | Caddy CPU µs/req, B − A | $cpu1 | $cpu32 |
 | p50 µs, B − A | $p50d | $(( ${R[B,32,p50]} - ${R[A,32,p50]} )) |
+
+### After a policy reload
+
+B's call at 32 connections while the gate's policy data is rewritten with
+the same grants (a new revision; \`bench/internal/reloadp99\`): the p99 of the
+calls started in the second after the swap against the second before the
+rewrite. B repeats one call; "500 scopes" spreads the same load over 500
+distinct scopes (sub-paths of the agent's grant), each its own decision,
+as a gate in use sees. Before the swap the gate re-decides the calls its
+cache answered most recently with the new revision (\`policies/warm.go\`),
+so they are hits from the first request after it.
+
+| load | p99 µs, second before | p99 µs, second after the swap | calls before / after | rewrite → swap ms |
+|---|---:|---:|---:|---:|
+| B (one call) | ${RL[B,before_p99_us]:-–} | ${RL[B,after_p99_us]:-–} | ${RL[B,before]:-–} / ${RL[B,after]:-–} | ${RL[B,swap_ms]:-–} |
+| 500 scopes | ${RL[varied,before_p99_us]:-–} | ${RL[varied,after_p99_us]:-–} | ${RL[varied,before]:-–} / ${RL[varied,after]:-–} | ${RL[varied,swap_ms]:-–} |
 
 ### Per repeat
 
