@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/quota"
+	"github.com/wikigate/wikigate/ratelimit"
 )
 
 // enforceLimits takes the call from each of the decision's budgets in
@@ -47,20 +47,22 @@ func (g *Gateway) limitKey(r *http.Request, c *call, l policies.Limit) string {
 	return g.callerKey(r, c) + ":" + l.Name
 }
 
-// limitedError is the 429: Retry-After, and the IETF draft's RateLimit
-// and RateLimit-Policy fields naming the budget that is spent.
+// limitedError is the 429 of a policy limit: the budget it names is the
+// policy's, counted per window.
 func limitedError(l policies.Limit, res quota.Result) error {
-	e := protocol.NewError(protocol.CodeRateLimited,
-		fmt.Sprintf("rate limit %s (%d per %ds) reached; retry later", l.Name, l.Requests, l.Window))
-	e.RetryAfter = ceilSeconds(res.RetryAfter)
-	e.Header = http.Header{}
-	e.Header.Set("RateLimit-Policy", fmt.Sprintf("%q;q=%d;w=%d", l.Name, l.Requests, l.Window))
-	e.Header.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%s", l.Name, res.Remaining, strconv.Itoa(ceilSeconds(res.ResetAfter))))
-	return e
+	p := ratelimit.Policy{Name: l.Name, Quota: l.Requests, Window: time.Duration(l.Window) * time.Second}
+	msg := fmt.Sprintf("rate limit %s (%d per %ds) reached; retry later", l.Name, l.Requests, l.Window)
+	return rateLimited(msg, p, res.Remaining, res.ResetAfter, res.RetryAfter)
 }
 
-func ceilSeconds(d time.Duration) int {
-	return max(1, int((d+time.Second-1)/time.Second))
+// rateLimited is every 429 the gate sends, whichever limit refused the
+// call: rate_limited with Retry-After, RateLimit and RateLimit-Policy
+// naming the spent budget (ratelimit.Policy.Refusal), so clients back off
+// the same way from each.
+func rateLimited(msg string, p ratelimit.Policy, remaining int, reset, retryAfter time.Duration) *protocol.Error {
+	e := protocol.NewError(protocol.CodeRateLimited, msg)
+	e.Header = p.Refusal(remaining, reset, retryAfter)
+	return e
 }
 
 // copyHeader adds an error's own response headers.

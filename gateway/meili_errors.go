@@ -3,7 +3,6 @@ package gateway
 import (
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/wikigate/wikigate/protocol"
 )
@@ -84,8 +83,6 @@ func writeMeiliError(w http.ResponseWriter, err error, pe *protocol.Error) {
 		w.Header().Set("Allow", http.MethodPost)
 	case protocol.CodeUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="wikigate"`)
-	case protocol.CodeRateLimited:
-		w.Header().Set("Retry-After", strconv.Itoa(pe.RetryAfterSeconds()))
 	}
 	copyHeader(w.Header(), pe.Header)
 	writeJSON(w, pe.Status, meiliErrorBody{Message: pe.Message, Code: meiliCode(err, pe), Type: meiliType(pe.Status), Link: meiliErrorLink})

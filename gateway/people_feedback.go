@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ratelimit"
 )
 
@@ -52,19 +51,21 @@ func (g *Gateway) peopleFeedbackRoute(limits *ratelimit.Limiter) route {
 	}
 }
 
+// peopleFeedbackPolicy names the people_limit budget in its 429.
+const peopleFeedbackPolicy = "people-feedback"
+
 // limitCaller takes one submission from the caller's budget. It runs as
 // the route's bind (after the body is validated, before the policy
 // decides), so a flood is refused without a policy evaluation or a store
 // write, and a refused call never reaches the store.
 func limitCaller(g *Gateway, limits *ratelimit.Limiter) func(context.Context, *http.Request, *call) error {
+	p := limits.Policy(peopleFeedbackPolicy)
 	return func(_ context.Context, r *http.Request, c *call) error {
 		ok, wait := limits.Allow(g.callerKey(r, c))
 		if ok {
 			return nil
 		}
-		e := protocol.NewError(protocol.CodeRateLimited, "too much feedback from this caller; wait before sending more")
-		e.RetryAfter = max(1, int((wait+time.Second-1)/time.Second))
-		return e
+		return rateLimited("too much feedback from this caller; wait before sending more", p, 0, limits.FullAfter(wait), wait)
 	}
 }
 

@@ -29,7 +29,8 @@ func TestLimitCallerKeys(t *testing.T) {
 	}
 	err := limit(context.Background(), r1, anonA)
 	pe := protocol.AsError(err)
-	if pe.Code != protocol.CodeRateLimited || pe.Status != 429 || pe.RetryAfter != 3600 {
+	if pe.Code != protocol.CodeRateLimited || pe.Status != 429 || pe.Header.Get("Retry-After") != "3600" ||
+		pe.Header.Get("RateLimit-Policy") != `"people-feedback";q=1;w=3600` || pe.Header.Get("RateLimit") != `"people-feedback";r=0;t=3600` {
 		t.Fatalf("second from the same address: %+v", pe)
 	}
 	if err := limit(context.Background(), r2, anonA); err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
-	"strconv"
 
 	"go.uber.org/zap"
 
@@ -67,9 +66,6 @@ func writeError(w http.ResponseWriter, reqID string, e *protocol.Error) {
 	}
 	if e.Code == protocol.CodeUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="wikigate"`)
-	}
-	if e.Code == protocol.CodeRateLimited {
-		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds()))
 	}
 	copyHeader(w.Header(), e.Header)
 	writeJSON(w, e.Status, protocol.ErrorBody{Error: protocol.ErrorDetail{Code: e.Code, Message: e.Message, RequestID: reqID}})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/ratelimit"
 	"github.com/wikigate/wikigate/sessions"
 )
 
@@ -144,10 +145,29 @@ func sessionStoreError(err error) error {
 	case errors.Is(err, sessions.ErrNotFound):
 		return protocol.NewError(protocol.CodeSessionExpired, "this session expired while the turn was answered; create a new one")
 	case errors.Is(err, sessions.ErrAnonymousBudget):
-		return protocol.NewError(protocol.CodeRateLimited, "too many anonymous sessions right now; try again later or sign in")
+		return anonymousSessionsRefused(err)
 	default:
 		return err
 	}
+}
+
+// anonymousSessionsPolicy names the anonymous session budget in its 429.
+const anonymousSessionsPolicy = "anonymous-sessions"
+
+// anonymousSessionRetry is the wait the anonymous budget's 429 names: a
+// place comes back when any anonymous session ends, which the store does
+// not predict, so a polite minute.
+const anonymousSessionRetry = time.Minute
+
+// anonymousSessionsRefused is the 429 of a spent anonymous session budget:
+// places held at once (live sessions), not calls per window.
+func anonymousSessionsRefused(err error) error {
+	p := ratelimit.Policy{Name: anonymousSessionsPolicy, Concurrent: true}
+	var b *sessions.BudgetError
+	if errors.As(err, &b) {
+		p.Quota = b.MaxSessions
+	}
+	return rateLimited("too many anonymous sessions right now; try again later or sign in", p, 0, anonymousSessionRetry, anonymousSessionRetry)
 }
 
 func (g *Gateway) turnOf(q string, res protocol.AnswerResult) sessions.Turn {

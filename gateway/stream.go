@@ -10,6 +10,7 @@ import (
 	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/ratelimit"
 	"github.com/wikigate/wikigate/stream"
 )
 
@@ -91,16 +92,24 @@ func (g *Gateway) liveRoute(r *http.Request, rt route, live *liveAnswer) route {
 	return rt
 }
 
+// Budget names of the open-stream limits' 429s.
+const (
+	streamsPerCallerPolicy = "streams-per-caller"
+	streamsPerGatePolicy   = "streams-per-gate"
+)
+
 // streamRefused is the 429 for a stream over the caller's limit or the
-// gate's.
+// gate's: a budget of streams held open at once, so it names no window,
+// and a slot is back within RetryAfter (one answer's time).
 func (g *Gateway) streamRefused(err error) error {
 	msg := "too many open answer streams for this caller; wait for one to end"
+	p := ratelimit.Policy{Name: streamsPerCallerPolicy, Quota: g.cfg.Stream.MaxPerCaller, Concurrent: true}
 	if errors.Is(err, stream.ErrGateFull) {
 		msg = "this gate holds its maximum of open answer streams; retry shortly"
+		p = ratelimit.Policy{Name: streamsPerGatePolicy, Quota: g.cfg.Stream.MaxOpen, Concurrent: true}
 	}
-	e := protocol.NewError(protocol.CodeRateLimited, msg)
-	e.RetryAfter = int(g.cfg.Stream.RetryAfter.Round(time.Second) / time.Second)
-	return e
+	wait := g.cfg.Stream.RetryAfter.Round(time.Second)
+	return rateLimited(msg, p, 0, wait, wait)
 }
 
 // liveAnswer is one streamed answer: its writer, and the verifier that

@@ -55,24 +55,10 @@ type Error struct {
 	Code    Code
 	Status  int
 	Message string
-	// RetryAfter, for rate_limited, is the wait in seconds the caller is
-	// told in Retry-After; zero means DefaultRetryAfterSeconds.
-	RetryAfter int
-	// Header holds further response headers the error travels with
-	// (a rate limit's RateLimit and RateLimit-Policy).
+	// Header holds further response headers the error travels with: a
+	// rate_limited error's Retry-After, RateLimit and RateLimit-Policy
+	// (ratelimit.Policy.Refusal).
 	Header http.Header
-}
-
-// DefaultRetryAfterSeconds is the Retry-After of a 429 that names no wait of
-// its own: long enough that a polite client does not hammer a spent budget.
-const DefaultRetryAfterSeconds = 60
-
-// RetryAfterSeconds is the wait a rate_limited error tells its caller.
-func (e *Error) RetryAfterSeconds() int {
-	if e.RetryAfter > 0 {
-		return e.RetryAfter
-	}
-	return DefaultRetryAfterSeconds
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }

@@ -2,7 +2,8 @@
 // feedback (POST /answer/feedback) is a write anyone on a public docs site
 // may make, so each caller (an identity, or an anonymous reader's address)
 // gets a budget that refills over time. It is per gate process: several
-// gates each hold their own buckets.
+// gates each hold their own buckets. Policy.Refusal writes the headers of
+// every 429 the gate sends, whichever limit refused the call.
 package ratelimit
 
 import (

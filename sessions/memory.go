@@ -144,7 +144,7 @@ func (m *MemoryStore) Admit(ctx context.Context, owner Owner) error {
 	}
 	live, bytes := m.anonymous.holds()
 	if live >= int64(m.cfg.AnonymousMaxSessions) || bytes >= int64(m.cfg.AnonymousMaxBytes/2) {
-		return ErrAnonymousBudget
+		return &BudgetError{MaxSessions: m.cfg.AnonymousMaxSessions}
 	}
 	return nil
 }

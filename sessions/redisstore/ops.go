@@ -29,7 +29,7 @@ func (s *Store) Admit(ctx context.Context, owner sessions.Owner) error {
 		return unavailable(err)
 	}
 	if live >= s.cfg.AnonymousMaxSessions {
-		return sessions.ErrAnonymousBudget
+		return s.budgetSpent()
 	}
 	return nil
 }
@@ -61,7 +61,7 @@ func (s *Store) Create(ctx context.Context, sess *sessions.Session) error {
 	case err != nil:
 		return unavailable(err)
 	case res == "budget":
-		return sessions.ErrAnonymousBudget
+		return s.budgetSpent()
 	case res == "exists":
 		return errors.New("session id already exists")
 	}
@@ -113,4 +113,10 @@ func (s *Store) value(sess *sessions.Session, version uint64) ([]byte, error) {
 	out := make([]byte, versionBytes, versionBytes+len(data))
 	binary.BigEndian.PutUint64(out, version)
 	return append(out, data...), nil
+}
+
+// budgetSpent is the refusal of an anonymous session past the budget that
+// every gate shares.
+func (s *Store) budgetSpent() error {
+	return &sessions.BudgetError{MaxSessions: s.cfg.AnonymousMaxSessions}
 }
