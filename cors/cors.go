@@ -25,8 +25,11 @@ var DefaultPaths = []string{"/answer/"}
 // Meilisearch-compatible search routes).
 var DefaultHeaders = []string{"Authorization", "Content-Type", "X-Session-Token", "X-Request-Id", "X-Meilisearch-Client"}
 
-// exposed are the response headers a page's script may read.
-const exposed = "X-Request-Id, Retry-After, WWW-Authenticate"
+// exposed are the response headers a page's script may read: besides the
+// request id and the auth challenge, the three fields every 429 carries
+// (Retry-After, RateLimit, RateLimit-Policy), so a docs page can tell its
+// reader how long to wait and which budget is spent.
+const exposed = "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate"
 
 // Config is the cors block.
 type Config struct {
