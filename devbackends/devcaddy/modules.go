@@ -2,12 +2,16 @@
 // Caddy handler modules, so the repo's Caddyfile can serve the whole protocol
 // on one machine with one binary. They are development stand-ins: lexical
 // search and extractive answers over the sample wiki, speaking the real wire
-// contracts.
+// contracts. With `corpus empty` they start as fresh servers (no index, no
+// dataset), so the sample wiki, or any other, is loaded through
+// `wikigate ingest` as a real deployment's would be.
 package devcaddy
 
 import (
 	"fmt"
 	"net/http"
+	"sort"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -31,7 +35,11 @@ func init() {
 type DevMeilisearch struct {
 	// MasterKey protects the server ({env.NAME} allowed). Required.
 	MasterKey string `json:"master_key,omitempty"`
-	srv       *devmeili.Server
+	// Corpus is what the server holds at start: "sample" (the default: the
+	// sample wiki in the index wiki_pages) or "empty" (no index, as a fresh
+	// Meilisearch: `wikigate ingest` creates it).
+	Corpus string `json:"corpus,omitempty"`
+	srv    *devmeili.Server
 }
 
 // CaddyModule returns the Caddy module information.
@@ -39,13 +47,18 @@ func (*DevMeilisearch) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.wikigate_dev_meilisearch", New: func() caddy.Module { return new(DevMeilisearch) }}
 }
 
-// Provision loads the sample wiki into the development index.
+// Provision loads the sample wiki into the development index, unless the
+// corpus is empty.
 func (m *DevMeilisearch) Provision(caddy.Context) error {
 	key := caddy.NewReplacer().ReplaceAll(m.MasterKey, "")
 	if key == "" {
 		return fmt.Errorf("wikigate_dev_meilisearch: master_key is required (is its environment variable set?)")
 	}
-	srv, err := devmeili.New(devmeili.Config{MasterKey: key})
+	empty, err := startsEmpty(m.Corpus)
+	if err != nil {
+		return fmt.Errorf("wikigate_dev_meilisearch: %w", err)
+	}
+	srv, err := devmeili.New(devmeili.Config{MasterKey: key, Empty: empty})
 	if err != nil {
 		return fmt.Errorf("wikigate_dev_meilisearch: %w", err)
 	}
@@ -59,15 +72,21 @@ func (m *DevMeilisearch) ServeHTTP(w http.ResponseWriter, r *http.Request, _ cad
 	return nil
 }
 
-// UnmarshalCaddyfile parses `wikigate_dev_meilisearch { master_key <key> }`.
+// UnmarshalCaddyfile parses
+// `wikigate_dev_meilisearch { master_key <key>; corpus empty|sample }`.
 func (m *DevMeilisearch) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	return parseKeyBlock(d, "master_key", &m.MasterKey)
+	return parseOptions(d, map[string]*string{"master_key": &m.MasterKey, "corpus": &m.Corpus})
 }
 
 // DevRAGFlow serves a development RAGFlow over the sample wiki.
 type DevRAGFlow struct {
 	// APIKey is the bearer key callers must present ({env.NAME} allowed). Required.
 	APIKey string `json:"api_key,omitempty"`
+	// Corpus is what the server holds at start: "sample" (the default: the
+	// sample wiki's datasets and documents) or "empty" (no dataset, as a
+	// fresh RAGFlow: `wikigate ingest` creates them, and a dataset named as
+	// one of the sample's gets its id, so rego/data.json's catalog holds).
+	Corpus string `json:"corpus,omitempty"`
 	srv    *devragflow.Server
 }
 
@@ -76,13 +95,18 @@ func (*DevRAGFlow) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.wikigate_dev_ragflow", New: func() caddy.Module { return new(DevRAGFlow) }}
 }
 
-// Provision chunks the sample wiki into the development datasets.
+// Provision chunks the sample wiki into the development datasets, unless
+// the corpus is empty.
 func (m *DevRAGFlow) Provision(caddy.Context) error {
 	key := caddy.NewReplacer().ReplaceAll(m.APIKey, "")
 	if key == "" {
 		return fmt.Errorf("wikigate_dev_ragflow: api_key is required (is its environment variable set?)")
 	}
-	srv, err := devragflow.New(devragflow.Config{APIKey: key})
+	empty, err := startsEmpty(m.Corpus)
+	if err != nil {
+		return fmt.Errorf("wikigate_dev_ragflow: %w", err)
+	}
+	srv, err := devragflow.New(devragflow.Config{APIKey: key, Empty: empty})
 	if err != nil {
 		return fmt.Errorf("wikigate_dev_ragflow: %w", err)
 	}
@@ -96,9 +120,10 @@ func (m *DevRAGFlow) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyht
 	return nil
 }
 
-// UnmarshalCaddyfile parses `wikigate_dev_ragflow { api_key <key> }`.
+// UnmarshalCaddyfile parses
+// `wikigate_dev_ragflow { api_key <key>; corpus empty|sample }`.
 func (m *DevRAGFlow) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	return parseKeyBlock(d, "api_key", &m.APIKey)
+	return parseOptions(d, map[string]*string{"api_key": &m.APIKey, "corpus": &m.Corpus})
 }
 
 func parseMeili(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
@@ -111,16 +136,37 @@ func parseRAGFlow(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	return m, m.UnmarshalCaddyfile(h.Dispenser)
 }
 
-// parseKeyBlock reads a block holding exactly one option, `name <value>`.
-func parseKeyBlock(d *caddyfile.Dispenser, name string, dst *string) error {
+// startsEmpty reads a corpus option ({env.NAME} allowed): "sample" or
+// unset loads the sample wiki, "empty" starts with nothing.
+func startsEmpty(corpus string) (bool, error) {
+	switch v := caddy.NewReplacer().ReplaceAll(corpus, ""); v {
+	case "", "sample":
+		return false, nil
+	case "empty":
+		return true, nil
+	default:
+		return false, fmt.Errorf("corpus must be empty or sample, not %q", v)
+	}
+}
+
+// parseOptions reads a block of `name <value>` lines, each name one of
+// opts and given at most once.
+func parseOptions(d *caddyfile.Dispenser, opts map[string]*string) error {
 	d.Next()
 	if d.NextArg() {
 		return d.ArgErr()
 	}
+	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		if d.Val() != name {
-			return d.Errf("unrecognized option %q (only %s)", d.Val(), name)
+		name := d.Val()
+		dst, ok := opts[name]
+		if !ok {
+			return d.Errf("unrecognized option %q (known: %s)", name, optionNames(opts))
 		}
+		if seen[name] {
+			return d.Errf("option %q given twice", name)
+		}
+		seen[name] = true
 		if !d.NextArg() {
 			return d.ArgErr()
 		}
@@ -130,6 +176,15 @@ func parseKeyBlock(d *caddyfile.Dispenser, name string, dst *string) error {
 		}
 	}
 	return nil
+}
+
+func optionNames(opts map[string]*string) string {
+	names := make([]string, 0, len(opts))
+	for n := range opts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // Interface guards

@@ -22,8 +22,12 @@ type Config struct {
 	MasterKey string
 	// Corpus defaults to samplewiki.Load().
 	Corpus *samplewiki.Corpus
-	// Index is the index uid, default "wiki_pages".
+	// Index is the index uid holding Corpus, default "wiki_pages".
 	Index string
+	// Empty starts the server with no index at all, as a fresh Meilisearch
+	// does, so `wikigate ingest` creates the index, applies its settings
+	// and loads every page; Corpus is then not read.
+	Empty bool
 	// LogSize bounds the request log, default 1000 entries.
 	LogSize int
 }
@@ -61,13 +65,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MasterKey == "" {
 		return nil, errors.New("devmeili: a master key is required")
 	}
-	corpus := cfg.Corpus
-	if corpus == nil {
-		var err error
-		if corpus, err = samplewiki.Load(); err != nil {
-			return nil, fmt.Errorf("devmeili: loading sample wiki: %w", err)
-		}
-	}
 	uid := cfg.Index
 	if uid == "" {
 		uid = defaultIndexUID
@@ -80,11 +77,15 @@ func New(cfg Config) (*Server, error) {
 		logSize = defaultLogSize
 	}
 	now := time.Now().UTC().Truncate(time.Second)
+	first, err := startIndex(cfg, uid, now)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		masterKey:  cfg.MasterKey,
 		searchUID:  searchKeyUID,
 		searchKey:  deriveKey(cfg.MasterKey, searchKeyUID),
-		indexes:    newIndexStore(newIndex(uid, corpus, now)),
+		indexes:    newIndexStore(first),
 		defaultUID: uid,
 		log:        devlog.NewRing[LoggedRequest](logSize),
 		now:        time.Now,
@@ -93,6 +94,22 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
+}
+
+// startIndex is the index the server starts with: the corpus (by default
+// the sample wiki) under uid, or none when cfg.Empty.
+func startIndex(cfg Config, uid string, now time.Time) (*index, error) {
+	if cfg.Empty {
+		return nil, nil
+	}
+	corpus := cfg.Corpus
+	if corpus == nil {
+		var err error
+		if corpus, err = samplewiki.Load(); err != nil {
+			return nil, fmt.Errorf("devmeili: loading sample wiki: %w", err)
+		}
+	}
+	return newIndex(uid, corpus, now), nil
 }
 
 // SearchKey returns the uid and value of the "Default Search API Key": the

@@ -15,9 +15,13 @@ type indexStore struct {
 	current atomic.Pointer[map[string]*index]
 }
 
+// newIndexStore holds first, or no index when first is nil.
 func newIndexStore(first *index) *indexStore {
 	st := &indexStore{}
-	m := map[string]*index{first.uid: first}
+	m := map[string]*index{}
+	if first != nil {
+		m[first.uid] = first
+	}
 	st.current.Store(&m)
 	return st
 }

@@ -58,6 +58,9 @@ type model struct {
 	chunks    []*chunk
 	idf       map[string]float64
 	tenantID  string
+	// reservedIDs maps a dataset name to the id a dataset created under it
+	// gets (Config.Empty); other names get a derived id.
+	reservedIDs map[string]string
 }
 
 // buildModel maps every page to a document of corpus.DatasetFor(page).

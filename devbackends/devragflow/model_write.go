@@ -27,12 +27,21 @@ func (m *model) createDataset(name string, now time.Time) *dataset {
 		return false
 	})
 	ds := &dataset{
-		Dataset: samplewiki.Dataset{ID: stableID("dataset", m.tenantID, name, strconv.Itoa(len(m.datasets))), Name: name},
+		Dataset: samplewiki.Dataset{ID: m.newDatasetID(name), Name: name},
 		created: now, updated: now,
 	}
 	m.datasets = append(m.datasets, ds)
 	m.byDataset[ds.ID] = ds
 	return ds
+}
+
+// newDatasetID is the id reserved for name, unless a dataset already has
+// it, else one derived from the name and the number of datasets.
+func (m *model) newDatasetID(name string) string {
+	if id, ok := m.reservedIDs[name]; ok && m.byDataset[id] == nil {
+		return id
+	}
+	return stableID("dataset", m.tenantID, name, strconv.Itoa(len(m.datasets)))
 }
 
 // freeName is duplicate_name: name, else "stem(n).ext" for the first free n.

@@ -31,6 +31,13 @@ type Config struct {
 	APIKey string
 	// Corpus is the wiki to serve; nil loads samplewiki.Load().
 	Corpus *samplewiki.Corpus
+	// Empty starts the server as a fresh RAGFlow tenant, with no dataset
+	// and no document, so `wikigate ingest` creates and loads them. A
+	// dataset created under the name of one of Corpus's datasets gets that
+	// dataset's id (a real RAGFlow picks a new one), so the policy catalog
+	// written for the corpus (rego/data.json for the sample wiki) names the
+	// datasets ingest creates.
+	Empty bool
 	// EmptyResponse is answered when the prompt holds nothing matching the
 	// question. Default DefaultEmptyResponse.
 	EmptyResponse string
@@ -68,9 +75,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.LogSize <= 0 {
 		cfg.LogSize = 1000
 	}
-	s := &Server{cfg: cfg, model: buildModel(cfg.Corpus), log: devlog.NewRing[LoggedRequest](cfg.LogSize), now: time.Now}
+	s := &Server{cfg: cfg, model: startModel(cfg), log: devlog.NewRing[LoggedRequest](cfg.LogSize), now: time.Now}
 	s.routes = s.routeTable()
 	return s, nil
+}
+
+// startModel is the corpus as RAGFlow datasets, or, when cfg.Empty, no
+// dataset yet and the corpus's dataset ids kept for their names.
+func startModel(cfg Config) *model {
+	if !cfg.Empty {
+		return buildModel(cfg.Corpus)
+	}
+	m := buildModel(&samplewiki.Corpus{})
+	m.reservedIDs = map[string]string{}
+	for _, d := range cfg.Corpus.Datasets {
+		m.reservedIDs[d.Name] = d.ID
+	}
+	return m
 }
 
 // handlerFunc serves one matched route; rec collects what the log keeps.
