@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // errStreamTooBig stops a stream that passed MaxResponseBytes.
@@ -44,6 +45,7 @@ type streamState struct {
 	reference []Chunk
 	done      bool
 	onText    func(answer string) // hears the answer after each delta
+	spare     []byte              // the bytes of the last event, for the next
 }
 
 // readStream reads RAGFlow's SSE (CONTRACT §4.5). Events are "data:" lines
@@ -54,7 +56,9 @@ type streamState struct {
 // current one holds a complete JSON value.
 func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) {
 	sc := bufio.NewScanner(&cappedReader{r: cl.resp.Body, left: c.maxBytes})
-	sc.Buffer(make([]byte, 0, 64<<10), int(min(c.maxBytes, 1<<30))+1)
+	lines := lineBuffers.Get().(*[]byte)
+	defer lineBuffers.Put(lines)
+	sc.Buffer((*lines)[:0], int(min(c.maxBytes, 1<<30))+1)
 	st := &streamState{onText: onText}
 	var event []byte
 	for !st.done && sc.Scan() {
@@ -66,9 +70,9 @@ func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) 
 				if err := c.handleEvent(st, event); err != nil {
 					return nil, err
 				}
-				event = nil
+				event = st.closeEvent(event)
 			}
-			event = appendEventLine(event, bytes.TrimPrefix(payload, []byte(" ")))
+			event = st.appendEventLine(event, bytes.TrimPrefix(payload, []byte(" ")))
 		case len(bytes.TrimSpace(line)) == 0:
 			if err := c.flushEvent(st, &event); err != nil {
 				return nil, err
@@ -76,7 +80,7 @@ func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) 
 		case isFieldLine(line):
 			// comments, event:, id:, retry: carry nothing RAGFlow uses
 		case event != nil:
-			event = appendEventLine(event, line) // pretty-printed JSON
+			event = st.appendEventLine(event, line) // pretty-printed JSON
 		default:
 			return nil, badResponse("not an event stream")
 		}
@@ -99,24 +103,42 @@ func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) 
 	return &Completion{Answer: st.answer.String(), Reference: st.reference}, nil
 }
 
+// lineBuffers recycle the scanner's line buffer, 64 KiB per generation.
+var lineBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, 64<<10)
+	return &b
+}}
+
 // appendEventLine copies line (the scanner reuses its buffer) into the
 // event; an open event is never nil, even when its first line is empty.
-func appendEventLine(event, line []byte) []byte {
+// A new event reuses the bytes of the last one (handleEvent copies them).
+func (st *streamState) appendEventLine(event, line []byte) []byte {
 	if event == nil {
-		event = make([]byte, 0, len(line))
+		event = st.spare[:0]
+		if event == nil {
+			event = make([]byte, 0, len(line))
+		}
 	} else {
 		event = append(event, '\n')
 	}
 	return append(event, line...)
 }
 
+// closeEvent ends the open event, keeping its bytes for the next one.
+func (st *streamState) closeEvent(event []byte) []byte {
+	if event != nil {
+		st.spare = event[:0]
+	}
+	return nil
+}
+
 func (c *Client) flushEvent(st *streamState, event *[]byte) error {
 	if len(bytes.TrimSpace(*event)) == 0 || st.done {
-		*event = nil
+		*event = st.closeEvent(*event)
 		return nil
 	}
 	err := c.handleEvent(st, *event)
-	*event = nil
+	*event = st.closeEvent(*event)
 	return err
 }
 
