@@ -1,9 +1,10 @@
 package ragflow
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wikigate/wikigate/protocol"
 )
@@ -30,10 +31,10 @@ const citedEarlierHeader = "Earlier in this conversation, answers cited these pa
 // question's message.
 const RoleCitedEarlier = "cited_earlier"
 
-// promptLabel matches lines that would read as a block or question header
-// ("ID: 3", "Question: ..."); such lines inside retrieved content or a
-// question are quoted so a document cannot forge blocks or questions.
-var promptLabel = regexp.MustCompile(`(?i)^\s*(ID|Question)\s*[:：]`)
+// A line of retrieved content or of a question that would read as a block
+// or question header ("ID: 3", "Question: ...", as the case-insensitive
+// pattern ^\s*(ID|Question)\s*[:：] says) is quoted so a document cannot
+// forge blocks or questions: isPromptLabel.
 
 // BuildPrompt builds the messages for Complete: history (prior turns,
 // markers stripped, alternating user/assistant) and then ONE user message
@@ -50,6 +51,7 @@ var promptLabel = regexp.MustCompile(`(?i)^\s*(ID|Question)\s*[:：]`)
 // passed the scope check, in the order Answer will receive them.
 func BuildPrompt(question string, chunks []Chunk, history []Message) []Message {
 	var b strings.Builder
+	b.Grow(promptSize(question, chunks))
 	b.WriteString(promptInstructions)
 	b.WriteString("\n\nContext:\n")
 	if len(chunks) == 0 {
@@ -63,6 +65,17 @@ func BuildPrompt(question string, chunks []Chunk, history []Message) []Message {
 	b.WriteString(oneLine(question))
 	msgs := promptHistory(history)
 	return append(msgs, Message{Role: RoleUser, Content: b.String()})
+}
+
+// promptSize is about the length of the prompt, so it is built in one
+// allocation: the fixed text, each block's fields and labels, the question.
+func promptSize(question string, chunks []Chunk) int {
+	n := len(promptInstructions) + len(question) + 64
+	for i := range chunks {
+		c := &chunks[i]
+		n += len(c.Content) + len(c.MetaString("title")) + len(c.MetaString("path")) + 48
+	}
+	return n
 }
 
 // CitedEarlier is the history message that lists the pages of citations,
@@ -124,25 +137,98 @@ func writeBlock(b *strings.Builder, n int, c *Chunk) {
 	b.WriteString("\nPath: ")
 	b.WriteString(oneLine(c.MetaString("path")))
 	b.WriteString("\nContent: ")
-	b.WriteString(quoteLabels(strings.TrimSpace(c.Content)))
+	writeQuoted(b, strings.TrimSpace(c.Content))
 	b.WriteString("\n")
 }
 
 // oneLine folds a field onto one line so it cannot add lines to the prompt.
+// A field that is already one line of single spaces (the usual title or
+// path) is returned as it is.
 func oneLine(s string) string {
+	if isOneLine(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// quoteLabels prefixes "> " to content lines that look like block or
-// question headers.
-func quoteLabels(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if promptLabel.MatchString(l) {
-			lines[i] = "> " + l
+// isOneLine: ASCII without leading, trailing, doubled or other blanks, so
+// strings.Fields and Join would give s back.
+func isOneLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			return false
 		}
 	}
-	return strings.Join(lines, "\n")
+	return true
+}
+
+// writeQuoted writes s with "> " before each line that looks like a block
+// or question header.
+func writeQuoted(b *strings.Builder, s string) {
+	for {
+		line, rest, more := strings.Cut(s, "\n")
+		if isPromptLabel(line) {
+			b.WriteString("> ")
+		}
+		b.WriteString(line)
+		if !more {
+			return
+		}
+		b.WriteByte('\n')
+		s = rest
+	}
+}
+
+// isPromptLabel matches (?i)^\s*(ID|Question)\s*[:：] without a regexp:
+// blanks (\t \n \f \r and space), one of the words under Unicode simple
+// case folding (as (?i) matches: "ſ" is an "s"), blanks, a colon.
+func isPromptLabel(line string) bool {
+	i := skipRegexpSpace(line, 0)
+	n, ok := foldedPrefix(line[i:], "id")
+	if !ok {
+		n, ok = foldedPrefix(line[i:], "question")
+	}
+	if !ok {
+		return false
+	}
+	rest := line[skipRegexpSpace(line, i+n):]
+	return strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "：")
+}
+
+// skipRegexpSpace skips what \s matches in Go's regexp.
+func skipRegexpSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// foldedPrefix reports whether s starts with word (lower-case ASCII) under
+// simple case folding, and how many bytes of s that is.
+func foldedPrefix(s, word string) (int, bool) {
+	n := 0
+	for _, w := range word {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		if size == 0 || !equalFoldRune(r, w) {
+			return 0, false
+		}
+		n += size
+	}
+	return n, true
+}
+
+func equalFoldRune(r, w rune) bool {
+	for f := unicode.SimpleFold(w); ; f = unicode.SimpleFold(f) {
+		if r == f {
+			return true
+		}
+		if f == w {
+			return false
+		}
+	}
 }
 
 // promptHistory keeps user and assistant turns with their markers stripped

@@ -1,0 +1,43 @@
+package ragflow
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The prompt building the regexp-free one replaced, kept as the oracle of
+// FuzzPromptQuoting.
+var stdlibPromptLabel = regexp.MustCompile(`(?i)^\s*(ID|Question)\s*[:：]`)
+
+func stdlibQuoteLabels(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if stdlibPromptLabel.MatchString(l) {
+			lines[i] = "> " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func stdlibOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// FuzzPromptQuoting holds writeQuoted and oneLine to the regexp and
+// strings.Fields versions they replaced: the same prompt text for any
+// content.
+func FuzzPromptQuoting(f *testing.F) {
+	for _, s := range []string{"ID: 3", " id：x", "Question : q\nID:1", "QUEſTION: x", "\f\rID\t:", "I D: x", "IDs: x",
+		"question", "> ID: 1", "a  b", " a", "a ", "a\u00a0b", "a\tb", "", "ok line", "\xffID:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b strings.Builder
+		writeQuoted(&b, s)
+		if got, want := b.String(), stdlibQuoteLabels(s); got != want {
+			t.Fatalf("%q: quoted %q, regexp %q", s, got, want)
+		}
+		if got, want := oneLine(s), stdlibOneLine(s); got != want {
+			t.Fatalf("%q: oneLine %q, Fields %q", s, got, want)
+		}
+	})
+}
