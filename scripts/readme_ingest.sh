@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Runs the shell block of README "Loading your wiki" exactly as written
-# against the built binary (WIKIGATE_BIN, else built here), started with the
-# repo's Caddyfile on non-default ports, and checks what the README says it
-# shows: the sample tree changes nothing; one edited page changes exactly
-# once in each backend, then not again; the gate's search and answer come
-# from the edited page; loading the repo's tree puts it back. The block runs
-# in a scratch folder (samplewiki and the binary linked in), so nothing is
-# left in the repo. Every wait is bounded; the server is stopped on exit.
+# Tries README "Loading your wiki" as written, the way issue 11 accepts it:
+# the built binary (WIKIGATE_BIN, else built here) is started as the README
+# says, with EMPTY development backends (WIKIGATE_DEV_CORPUS=empty), on
+# non-default ports; before anything is loaded its search and ask answer
+# 503 with the protocol's codes. Then the README's shell block runs as
+# written: the repo's tree goes in (37 added in each backend, 12 datasets,
+# the catalog equal to rego/data.json's), a second run changes nothing, one
+# edited page of a copy changes exactly once in each backend and the gate's
+# answer changes with it, and the repo's tree is loaded back. Last, the
+# README's "Try it" examples (scripts/readme_examples.sh) run against what
+# was loaded and must answer from it. Everything runs in a scratch folder
+# (the repo's files linked in), so nothing is left in the repo; every wait
+# is bounded; the server is stopped on exit. Needs curl, and node or
+# python3 to compare the two catalogs as JSON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -19,6 +25,10 @@ for addr in "$WIKIGATE_LISTEN" "$WIKIGATE_MEILI_DEV" "$WIKIGATE_RAGFLOW_DEV"; do
 		exit 1
 	fi
 done
+section=$(awk '/^## /{on=($0 == "## Loading your wiki")} on' README.md)
+start='WIKIGATE_DEV_CORPUS=empty ./wikigate run --config Caddyfile'
+grep -qxF "$start" <<<"$section" || { echo "FAIL: README 'Loading your wiki' no longer starts the gate with: $start" >&2; exit 1; }
+
 work=$(mktemp -d)
 export WIKIGATE_DATA_DIR="$work/data"
 export WIKIGATE_ADMIN="unix/$work/admin.sock|0600"
@@ -28,7 +38,7 @@ if [ -z "$bin" ]; then
 	bin="$work/wikigate"
 fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-"$bin" run --config Caddyfile >"$work/server.log" 2>&1 &
+WIKIGATE_DEV_CORPUS=empty "$bin" run --config Caddyfile >"$work/server.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do
@@ -37,24 +47,47 @@ for _ in $(seq 1 100); do
 	sleep 0.1
 done
 
+fail=0
+has() { # has NAME TEXT PATTERN: PATTERN (fixed string) must be in TEXT
+	if grep -qF -- "$3" <<<"$2"; then echo "ok   $1"; else echo "FAIL $1: no '$3' in: ${2:0:600}" >&2; fail=1; fi
+}
+lacks() { # lacks NAME TEXT PATTERN: PATTERN must not be in TEXT
+	if grep -qF -- "$3" <<<"$2"; then echo "FAIL $1: '$3' in: ${2:0:600}" >&2; fail=1; else echo "ok   $1"; fi
+}
+gate() { # gate PATH BODY: an agent's call, status and body
+	curl -sS --max-time 30 -w ' HTTP %{http_code}' "http://$WIKIGATE_LISTEN$1" -H "Authorization: Bearer $TOKEN" -d "$2"
+}
+TOKEN=$("$bin" token --agent kunora-coding-agent 2>/dev/null)
+health=$(curl -sS --max-time 10 "http://$WIKIGATE_LISTEN/healthz")
+has "empty: /healthz reaches Meilisearch" "$health" '"meilisearch":{"reachable":true'
+has "empty: /healthz reaches RAGFlow" "$health" '"ragflow":{"reachable":true'
+searched=$(gate /agent/tools/search '{"question":"agent memory"}')
+has "empty: search is 503 search_unavailable" "$searched" '"code":"search_unavailable","message":"search backend is unavailable"'
+has "empty: search is 503 search_unavailable (status)" "$searched" ' HTTP 503'
+asked=$(gate /agent/tools/ask '{"question":"How do I configure agent memory?"}')
+has "empty: ask is 503 ragflow_unavailable" "$asked" '"code":"ragflow_unavailable","message":"the answer backend is unavailable"'
+has "empty: ask is 503 ragflow_unavailable (status)" "$asked" ' HTTP 503'
+has "empty: the audit record names the missing index" "$(cat "$work/server.log")" 'Index `wiki_pages` not found.'
+
 mkdir "$work/root"
-ln -s "$repo/samplewiki" "$work/root/samplewiki"
+for f in samplewiki rego Caddyfile README.md scripts; do ln -s "$repo/$f" "$work/root/$f"; done
 ln -s "$bin" "$work/root/wikigate"
-block=$(awk '/^## /{on=($0 == "## Loading your wiki")} on' README.md |
-	awk '/^```sh$/{inb=1; next} /^```$/{inb=0; next} inb')
-out=$(cd "$work/root" && bash -c 'curl() { command curl --max-time 30 "$@"; }; set -ex; '"$block" 2>&1) || {
+block=$(awk '/^```sh$/{inb=1; next} /^```$/{inb=0; next} inb' <<<"$section")
+# rm keeps a copy of the catalog the block wrote before its clean-up removes it.
+wrap='curl() { command curl --max-time 30 "$@"; }
+rm() { [ ! -f my-catalog.json ] || cp my-catalog.json ../catalog.json; command rm "$@"; }
+set -ex'
+out=$(cd "$work/root" && bash -c "$wrap"$'\n'"$block" 2>&1) || {
 	echo "$out"
 	echo "FAIL: the README block did not run" >&2
 	exit 1
 }
 echo "$out"
 
-fail=0
-check() { # check NAME PATTERN: PATTERN (fixed string) must be in the output
-	if grep -qF -- "$2" <<<"$out"; then echo "ok   $1"; else echo "FAIL $1: no '$2'" >&2; fail=1; fi
-}
 summaries=$(grep -E '^(meilisearch|ragflow)( \(dry run: would be\))?: ' <<<"$out")
-want="meilisearch: 0 added, 0 changed, 0 removed, 37 unchanged, 0 failed
+want="meilisearch: 37 added, 0 changed, 0 removed, 0 unchanged, 0 failed
+ragflow: 37 added, 0 changed, 0 removed, 0 unchanged, 0 failed
+meilisearch: 0 added, 0 changed, 0 removed, 37 unchanged, 0 failed
 ragflow: 0 added, 0 changed, 0 removed, 37 unchanged, 0 failed
 meilisearch (dry run: would be): 0 added, 1 changed, 0 removed, 36 unchanged, 0 failed
 ragflow (dry run: would be): 0 added, 1 changed, 0 removed, 36 unchanged, 0 failed
@@ -64,18 +97,55 @@ meilisearch: 0 added, 0 changed, 0 removed, 37 unchanged, 0 failed
 ragflow: 0 added, 0 changed, 0 removed, 37 unchanged, 0 failed
 meilisearch: 0 added, 1 changed, 0 removed, 36 unchanged, 0 failed
 ragflow: 0 added, 1 changed, 0 removed, 36 unchanged, 0 failed"
-if [ "$summaries" = "$want" ]; then echo "ok   reports: 0 changes, then exactly the edited page, then 0, then back"; else
+if [ "$summaries" = "$want" ]; then echo "ok   reports: 37 added, then 0 changes, then exactly the edited page, then 0, then back"; else
 	echo "FAIL reports:"$'\n'"$summaries"$'\n'"want:"$'\n'"$want" >&2
 	fail=1
 fi
-check "the changed page is named" "  ~ publish/system/components/kunora-kgent/index.md (main)"
-check "catalog written" "dataset catalog written to my-catalog.json"
-check "search finds the edited text" 'The zeppelin budget caps how much memory one agent may keep.'
-check "the answer cites the edited page" '"anchor":"memory-quota"'
-TOKEN=$("$bin" token --agent kunora-coding-agent 2>/dev/null)
-after=$(curl -sS --max-time 30 "http://$WIKIGATE_LISTEN/agent/tools/search" -H "Authorization: Bearer $TOKEN" \
-	-d '{"question":"zeppelin budget"}')
-if grep -q zeppelin <<<"$after"; then echo "FAIL the restored tree still answers the edit: $after" >&2; fail=1; else
-	echo "ok   after loading the repo's tree again the edit is gone"
+created=$(grep -c '^  \* created dataset "' <<<"$out" || true)
+if [ "$created" = 12 ]; then echo "ok   12 datasets created"; else echo "FAIL $created datasets created, want 12" >&2; fail=1; fi
+has "catalog written" "$out" "dataset catalog written to my-catalog.json"
+has "doctor finds nothing missing" "$out" "0 problem(s)"
+has "the changed page is named" "$out" "  ~ publish/system/components/kunora-kgent/index.md (main)"
+has "search finds the edited text" "$out" 'The zeppelin budget caps how much memory one agent may keep.'
+answers=$(grep '^{"answer"' <<<"$out")
+before=$(head -1 <<<"$answers")
+after=$(tail -1 <<<"$answers")
+has "the first answer is cited from the loaded tree" "$before" '"path":"publish/system/components/kunora-kgent/'
+lacks "the first answer knows no edit" "$before" 'zeppelin'
+has "the answer after the edit cites the new section" "$after" '"anchor":"memory-quota"'
+
+same_json() { # same_json A B: the "catalog" members of two JSON files are equal
+	if command -v node >/dev/null; then
+		node -e 'const fs = require("fs");
+const canon = (v) => v === null || typeof v !== "object" ? JSON.stringify(v)
+  : Array.isArray(v) ? "[" + v.map(canon) + "]"
+  : "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])) + "}";
+const [a, b] = process.argv.slice(1).map((f) => canon(JSON.parse(fs.readFileSync(f, "utf8")).catalog));
+process.exit(a === b ? 0 : 1);' "$1" "$2"
+	else
+		python3 -c 'import json, sys; a, b = (json.load(open(f))["catalog"] for f in sys.argv[1:]); sys.exit(a != b)' "$1" "$2"
+	fi
+}
+if same_json "$work/catalog.json" rego/data.json; then echo "ok   the catalog ingest wrote is rego/data.json's"; else
+	echo "FAIL the catalog ingest wrote differs from rego/data.json's:" >&2
+	cat "$work/catalog.json" >&2
+	fail=1
 fi
+TOKEN=$("$bin" token --agent kunora-coding-agent 2>/dev/null)
+lacks "after loading the repo's tree again the edit is gone" "$(gate /agent/tools/search '{"question":"zeppelin budget"}')" zeppelin
+
+# The README's Try it examples, against what was loaded (readme_examples.sh
+# reads WIKIGATE_LISTEN; ./wikigate is the binary under test).
+examples=$(cd "$work/root" && bash scripts/readme_examples.sh) || {
+	echo "$examples"
+	echo "FAIL: the Try it examples did not run" >&2
+	exit 1
+}
+echo "$examples"
+has "Try it: search hits a loaded page" "$examples" '"hits":[{"path":"publish/system/components/kunora-kgent/'
+has "Try it: get_page reads a loaded page" "$examples" '"pages":[{"path":"publish/system/components/kunora-kgent/index.md"'
+has "Try it: a cited answer" "$examples" '"citations":[{"path":"publish/system/components/kunora-kgent/'
+has "Try it: an honest no-answer" "$examples" '"noAnswerReason":{"code":"no_answer","reason":"no_evidence"'
+has "Try it: a denied scope" "$examples" '"code":"forbidden_scope"'
+lacks "Try it: no backend is unavailable" "$examples" '_unavailable"'
 exit $fail
