@@ -152,9 +152,13 @@ func meiliPlainText(s string, limit int, stripTags bool) string {
 				continue
 			}
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// Most text is ASCII: its bytes are runes and need no decoding.
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
 		i += size
-		if unicode.IsSpace(r) {
+		if isSpace(r) {
 			space = n > 0
 			continue
 		}
@@ -168,8 +172,22 @@ func meiliPlainText(s string, limit int, stripTags bool) string {
 			b.WriteByte(' ')
 			n, space = n+1, false
 		}
-		b.WriteRune(r)
+		if r < utf8.RuneSelf {
+			b.WriteByte(byte(r))
+		} else {
+			b.WriteRune(r)
+		}
 		n++
 	}
 	return b.String()
 }
+
+// isSpace is unicode.IsSpace with the ASCII answers looked up directly.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiSpace[r]
+	}
+	return unicode.IsSpace(r)
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
