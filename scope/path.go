@@ -54,14 +54,31 @@ func pathProblem(p string) string {
 		return `must be repository-relative (no leading "/")`
 	}
 	for _, r := range p {
-		switch {
-		case r == '\\':
-			return "must not contain backslashes"
-		case r == '%':
-			return `must not contain "%"`
-		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+		if reason := runeProblem(r); reason != "" {
+			return reason
+		}
+	}
+	return ""
+}
+
+// runeProblem is why r may not appear in a path, or "". Every hit of every
+// search is checked through here, so ASCII, nearly all of a path, is
+// answered without the Unicode tables: no ASCII character is a format
+// (Cf) or line or paragraph separator (Zl, Zp), and its control characters
+// are those below space and DEL.
+func runeProblem(r rune) string {
+	switch {
+	case r == '\\':
+		return "must not contain backslashes"
+	case r == '%':
+		return `must not contain "%"`
+	case r < utf8.RuneSelf:
+		if r < ' ' || r == 0x7f {
 			return "must not contain control characters"
 		}
+		return ""
+	case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+		return "must not contain control characters"
 	}
 	return ""
 }
