@@ -67,6 +67,10 @@ has "empty: search is 503 search_unavailable (status)" "$searched" ' HTTP 503'
 asked=$(gate /agent/tools/ask '{"question":"How do I configure agent memory?"}')
 has "empty: ask is 503 ragflow_unavailable" "$asked" '"code":"ragflow_unavailable","message":"the answer backend is unavailable"'
 has "empty: ask is 503 ragflow_unavailable (status)" "$asked" ' HTTP 503'
+for _ in $(seq 1 20); do # the audit record may be written just after the reply
+	grep -qF 'Index `wiki_pages` not found.' "$work/server.log" && break
+	sleep 0.1
+done
 has "empty: the audit record names the missing index" "$(cat "$work/server.log")" 'Index `wiki_pages` not found.'
 
 mkdir "$work/root"
