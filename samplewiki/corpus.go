@@ -6,6 +6,9 @@
 // index of pages) and the development RAGFlow (chunks per dataset), so a
 // citation and a page hit agree, and `wikigate ingest` of the tree into the
 // development backends finds every page already there, hash for hash.
+// Started empty (`corpus empty`), they hold nothing until `wikigate ingest`
+// loads site/ into them; the development RAGFlow then only takes the
+// catalog's dataset ids from here, so rego/data.json names what it creates.
 package samplewiki
 
 import (
