@@ -16,10 +16,12 @@ func TestEmptyServerHasNoIndexUntilOneIsCreated(t *testing.T) {
 		{http.MethodGet, "/indexes/wiki_pages/settings", testMaster, ""},
 		{http.MethodPost, "/indexes/wiki_pages/search", searchKey, `{"q":"agent memory"}`},
 	} {
-		code, body := callJSON(t, s, c.method, c.target, c.key, c.body)
-		if code != http.StatusNotFound || body["code"] != "index_not_found" {
-			t.Errorf("%s %s on an empty server: %d %v", c.method, c.target, code, body)
-		}
+		t.Run(c.method+" "+c.target, func(t *testing.T) {
+			code, body := callJSON(t, s, c.method, c.target, c.key, c.body)
+			if code != http.StatusNotFound || body["code"] != "index_not_found" {
+				t.Errorf("on an empty server: %d %v", code, body)
+			}
+		})
 	}
 	if code, body := callJSON(t, s, http.MethodPost, "/indexes", testMaster, `{"uid":"wiki_pages","primaryKey":"id"}`); code != http.StatusAccepted {
 		t.Fatalf("creating the index: %d %v", code, body)
