@@ -203,7 +203,7 @@ func decodeMeili[T any, P interface {
 	}
 	pe := protocol.AsError(err)
 	if strings.Contains(pe.Message, "unknown field") {
-		return nil, invalid(pe.Message + "; supported search parameters: " + meiliSupported + " (and indexUid in multi-search queries)")
+		return nil, invalid(pe.Message + "; supported search parameters: " + meiliSupported + " (and indexUid in multi-search queries; facetName, facetQuery, exhaustiveFacetCount in a facet-search)")
 	}
 	return nil, err
 }

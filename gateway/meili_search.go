@@ -22,25 +22,34 @@ const (
 	meiliIndexPattern  = meiliPrefix + "indexes/{indexUid}/search"
 )
 
-// meiliRoutes are the two routes, people's and agents' alike (/answer/*).
+// meiliRoutes are the three routes, people's and agents' alike
+// (/answer/*), all the search tool: the facet search is a search too.
 func (g *Gateway) meiliRoutes() []route {
 	return []route{
 		{endpoint: meiliIndexPattern, tool: "search", action: "read", answer: true, meili: true,
 			decode: decodeMeili[meiliSearchRequest], run: g.runMeiliSearch},
 		{endpoint: meiliMultiEndpoint, tool: "search", action: "read", answer: true, meili: true,
 			decode: decodeMeili[meiliMultiRequest], run: g.runMeiliMulti},
+		{endpoint: meiliFacetPattern, tool: "search", action: "read", answer: true, meili: true,
+			decode: decodeMeili[meiliFacetRequest], run: g.runMeiliFacetSearch},
 	}
 }
 
-// matchMeiliIndex finds /answer/meilisearch/indexes/{indexUid}/search and
-// its uid (checked against the gate's index when the call runs).
-func matchMeiliIndex(path string) (string, bool) {
+// meiliIndexRoutes are the routes under indexes/{indexUid}/, by the last
+// segment of their path.
+var meiliIndexRoutes = map[string]string{"search": meiliIndexPattern, "facet-search": meiliFacetPattern}
+
+// matchMeiliIndex finds /answer/meilisearch/indexes/{indexUid}/search or
+// …/facet-search: the route's pattern and the uid (checked against the
+// gate's index when the call runs).
+func matchMeiliIndex(path string) (pattern, uid string, ok bool) {
 	rest, ok := strings.CutPrefix(path, meiliPrefix+"indexes/")
 	if !ok {
-		return "", false
+		return "", "", false
 	}
-	uid, ok := strings.CutSuffix(rest, "/search")
-	return uid, ok && uid != "" && !strings.Contains(uid, "/")
+	uid, last, ok := strings.Cut(rest, "/")
+	pattern, known := meiliIndexRoutes[last]
+	return pattern, uid, ok && known && uid != ""
 }
 
 // indexUID is the one index callers may name: the gate's own.

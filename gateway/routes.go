@@ -89,14 +89,16 @@ var validSessionID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // sessionTurnsPattern is the one route with a path parameter.
 const sessionTurnsPattern = "/answer/sessions/{sessionId}/turns"
 
-// match finds the route of a path; for the session turn route it also
-// returns the session id (validated later, with the session token).
+// match finds the route of a path; for a route with a path parameter (a
+// pattern: the session turn route, the Meilisearch index routes) it also
+// returns the parameter (a session id is validated later, with the
+// session token; an index uid when the call runs).
 func (g *Gateway) match(path string) (route, string, bool) {
-	if rt, ok := g.routes[path]; ok && rt.endpoint != sessionTurnsPattern && rt.endpoint != meiliIndexPattern {
+	if rt, ok := g.routes[path]; ok && !strings.Contains(rt.endpoint, "{") {
 		return rt, "", true
 	}
-	if uid, ok := matchMeiliIndex(path); ok {
-		rt, known := g.routes[meiliIndexPattern]
+	if pattern, uid, ok := matchMeiliIndex(path); ok {
+		rt, known := g.routes[pattern]
 		return rt, uid, known
 	}
 	rest, ok := strings.CutPrefix(path, "/answer/sessions/")
