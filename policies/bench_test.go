@@ -85,6 +85,24 @@ func BenchmarkDecideBeforeRewrite(b *testing.B) {
 	}
 }
 
+// BenchmarkDecideTool measures the tool gate every call asks before its
+// body is read (data.wikigate.tool_decision), cold, 10,000 agents: an
+// uncached call pays it on top of Decide.
+func BenchmarkDecideTool(b *testing.B) {
+	dir := policyDirWithAgents(b, 10_000)
+	engine, err := policies.New(context.Background(), policies.Options{Dir: dir, Logger: zap.NewNop(), CacheSize: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := agentCall("docs-maintainer-agent", "ask", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, err := engine.DecideTool(b.Context(), in); err != nil || !d.Allow {
+			b.Fatalf("DecideTool = %+v, %v", d, err)
+		}
+	}
+}
+
 // BenchmarkDecideDeny measures a denial (unknown agent) cold, the path an
 // attacker probing ids drives, so it must not cost more than an allow.
 func BenchmarkDecideDeny(b *testing.B) {
