@@ -15,14 +15,10 @@ import (
 // convention allows (DESIGN §6): everything comes from its document
 // metadata, the anchor from its first heading.
 func ragCitation(c *ragflow.Chunk) protocol.Citation {
-	title := c.MetaString("title")
-	if title == "" {
-		title = c.DocumentName
-	}
 	return protocol.Citation{
 		Path:          c.MetaString("path"),
 		URL:           c.MetaString("url"),
-		Title:         title,
+		Title:         citationTitle(c),
 		Anchor:        headingAnchor(c.Content),
 		ChunkID:       c.ID,
 		SourceProject: c.MetaString("project"),
@@ -30,12 +26,16 @@ func ragCitation(c *ragflow.Chunk) protocol.Citation {
 	}
 }
 
-var (
-	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$`)
-	customID   = regexp.MustCompile(`[ \t]*\{#([A-Za-z0-9_-]+)\}$`)
-	mdLink     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	codeFence  = regexp.MustCompile("^ {0,3}(```|~~~)")
-)
+// mdLink is a markdown link or image, whose text a heading's anchor keeps.
+var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+
+// citationTitle is the page title, or the document's name without one.
+func citationTitle(c *ragflow.Chunk) string {
+	if title := c.MetaString("title"); title != "" {
+		return title
+	}
+	return c.DocumentName
+}
 
 // headingAnchor is the anchor of the chunk's first markdown heading, as the
 // docs site (Docusaurus, github-slugger) makes it: "## Memory backends" →
@@ -49,21 +49,21 @@ func headingAnchor(content string) string {
 		if t := strings.TrimLeft(line, " "); t == "" || !strings.ContainsRune("`~#", rune(t[0])) {
 			continue // neither a fence nor a heading: skip the regexps
 		}
-		if codeFence.MatchString(line) {
+		if isCodeFence(line) {
 			inFence = !inFence
 			continue
 		}
-		m := atxHeading.FindStringSubmatch(line)
-		if inFence || m == nil {
+		level, text, ok := atxHeading(line)
+		if inFence || !ok {
 			continue
 		}
-		if len(m[1]) == 1 {
+		if level == 1 {
 			return ""
 		}
-		if id := customID.FindStringSubmatch(m[2]); id != nil {
-			return id[1]
+		if id, ok := customHeadingID(text); ok {
+			return id
 		}
-		return slugify(m[2])
+		return slugify(text)
 	}
 	return ""
 }
@@ -72,7 +72,10 @@ func headingAnchor(content string) string {
 // everything but letters, marks, digits, spaces, "-" and "_", then each
 // space becomes "-".
 func slugify(heading string) string {
-	heading = strings.TrimSpace(mdLink.ReplaceAllString(heading, "$1"))
+	if strings.Contains(heading, "[") {
+		heading = mdLink.ReplaceAllString(heading, "$1")
+	}
+	heading = strings.TrimSpace(heading)
 	var b strings.Builder
 	for _, r := range strings.ToLower(heading) {
 		switch {
@@ -108,9 +111,8 @@ func ragRelatedPages(chunks []ragflow.Chunk, inScope []bool, cited map[string]in
 			continue
 		}
 		at[path] = len(out)
-		cit := ragCitation(c)
-		out = append(out, protocol.RelatedPage{Path: path, URL: cit.URL, Title: cit.Title,
-			SourceProject: cit.SourceProject, Version: cit.Version, Score: c.Similarity})
+		out = append(out, protocol.RelatedPage{Path: path, URL: c.MetaString("url"), Title: citationTitle(c),
+			SourceProject: c.MetaString("project"), Version: c.MetaString("version"), Score: c.Similarity})
 	}
 	slices.SortStableFunc(out, func(a, b protocol.RelatedPage) int { return cmp.Compare(b.Score, a.Score) })
 	return out[:min(len(out), maxRelatedPages)]

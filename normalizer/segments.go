@@ -30,9 +30,8 @@ type piece struct {
 }
 
 var (
-	mdHeadingLine = regexp.MustCompile(`^ {0,3}#{1,6}(\s|$)`)
-	mdLeader      = regexp.MustCompile(`^\s*(?:[-*+>]\s+|\d+[.)]\s+|#{1,6}\s+)+`)
-	listNumber    = regexp.MustCompile(`^\s*(?:[-*+>]\s+)*\d+[.)]$`)
+	mdLeader   = regexp.MustCompile(`^\s*(?:[-*+>]\s+|\d+[.)]\s+|#{1,6}\s+)+`)
+	listNumber = regexp.MustCompile(`^\s*(?:[-*+>]\s+)*\d+[.)]$`)
 )
 
 // maxListNumber bounds what listNumber needs to look at ("  - 12.").
@@ -80,12 +79,12 @@ func (sp *splitter) block(pos, lineEnd int, line string) (pieceKind, int, bool) 
 		return 0, 0, false // neither a fence nor a heading: skip the regexps
 	}
 	switch {
-	case codeFence.MatchString(line):
+	case isCodeFence(line):
 		kind, end = codePiece, fenceEnd(sp.text, lineEnd)
 		if !saysAnything(sp.text[lineEnd:end]) {
 			kind = gapPiece // an empty block claims nothing
 		}
-	case mdHeadingLine.MatchString(line):
+	case isHeadingLine(line):
 		kind, end = headingPiece, trimLineEnd(sp.text, pos, lineEnd)
 	default:
 		return 0, 0, false
@@ -117,7 +116,7 @@ func wordy(s string) bool {
 func fenceEnd(text string, from int) int {
 	for pos := from; pos < len(text); {
 		lineEnd := lineEndAt(text, pos)
-		if codeFence.MatchString(text[pos:lineEnd]) {
+		if isCodeFence(text[pos:lineEnd]) {
 			return trimLineEnd(text, pos, lineEnd)
 		}
 		pos = lineEnd

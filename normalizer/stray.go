@@ -45,7 +45,7 @@ func fencedRanges(s string) [][2]int {
 	var out [][2]int
 	for pos := 0; pos < len(s); {
 		lineEnd := lineEndAt(s, pos)
-		if codeFence.MatchString(s[pos:lineEnd]) {
+		if isCodeFence(s[pos:lineEnd]) {
 			end := fenceEnd(s, lineEnd)
 			out = append(out, [2]int{pos, end})
 			pos = lineEndAt(s, end)

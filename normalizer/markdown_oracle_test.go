@@ -1,0 +1,42 @@
+package normalizer
+
+import (
+	"regexp"
+	"testing"
+)
+
+// The regexps the markdown scans replaced, kept as their oracle.
+var (
+	stdlibATXHeading  = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$`)
+	stdlibCustomID    = regexp.MustCompile(`[ \t]*\{#([A-Za-z0-9_-]+)\}$`)
+	stdlibCodeFence   = regexp.MustCompile("^ {0,3}(```|~~~)")
+	stdlibHeadingLine = regexp.MustCompile(`^ {0,3}#{1,6}(\s|$)`)
+)
+
+// FuzzMarkdownScans holds isCodeFence, isHeadingLine, atxHeading and
+// customHeadingID to the regexps they replaced, on any line.
+func FuzzMarkdownScans(f *testing.F) {
+	for _, s := range []string{"## Memory backends", "# Title", "### a ###", "## #", "##  ##", "## foo#", "##", "#######",
+		"    ## x", "   ```go", "~~~", " ~~", "## Title {#custom-id}", "## {#x}", "##\tx\t#\t", "#\n", "## x {#a b}",
+		"## x {#}", "{#id}", "## [link](u) text", "#\fx", "## \xff #", "##x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if got, want := isCodeFence(line), stdlibCodeFence.MatchString(line); got != want {
+			t.Fatalf("%q: isCodeFence %v, regexp %v", line, got, want)
+		}
+		if got, want := isHeadingLine(line), stdlibHeadingLine.MatchString(line); got != want {
+			t.Fatalf("%q: isHeadingLine %v, regexp %v", line, got, want)
+		}
+		level, text, ok := atxHeading(line)
+		m := stdlibATXHeading.FindStringSubmatch(line)
+		if ok != (m != nil) || ok && (level != len(m[1]) || text != m[2]) {
+			t.Fatalf("%q: atxHeading %d %q %v, regexp %q", line, level, text, ok, m)
+		}
+		id, ok := customHeadingID(line)
+		idm := stdlibCustomID.FindStringSubmatch(line)
+		if ok != (idm != nil) || ok && id != idm[1] {
+			t.Fatalf("%q: customHeadingID %q %v, regexp %q", line, id, ok, idm)
+		}
+	})
+}
