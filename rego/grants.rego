@@ -21,8 +21,13 @@ grants_working_docs(project) if caller_grants[project].working_docs == true
 # project covers. Being covered alone does not say which project a path is
 # granted for: project_paths (project_paths.rego) keeps that pairing. For an
 # agent a path is covered exactly when project_paths pairs it with a
-# project, so that is looked up instead of matched again.
-ungranted_paths := {x |
+# project, so that is looked up instead of matched again; an agent that
+# requested no paths has its effective paths taken from its grants, so
+# none is ungranted (the shortcut gives the general rule's answer).
+ungranted_paths := set() if {
+	input.caller.type == "agent"
+	count(req_paths) == 0
+} else := {x |
 	some x in effective_paths
 	not x in agent_paired_paths
 } if {
