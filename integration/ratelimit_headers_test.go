@@ -96,3 +96,22 @@ func TestStreamLimitHeaders(t *testing.T) {
 	open(bearer(agentToken(t, "docs-maintainer-agent")))
 	assertLimited(t, "a third caller on a full gate", refused("/answer/ask", bearer(humanToken(t, "bob"))), `"streams-per-gate";q=2;qu="concurrent-requests"`, 3)
 }
+
+// MCP sessions (mcp { max_sessions_per_caller 1 }): an agent's second
+// initialize while its first session is open is refused naming the cap.
+func TestMCPSessionCapHeaders(t *testing.T) {
+	g := startGate(t, gateOptions{extraOptions: "mcp {\n\t\t\tallowed_origins http://localhost:* http://127.0.0.1:*\n\t\t\tmax_sessions_per_caller 1\n\t\t}"})
+	tok := agentToken(t, "kunora-coding-agent")
+	if first := mcpConnect(t, g, tok, "2025-06-18", nil); first.ID() == "" {
+		t.Fatal("the first initialize opened no session")
+	}
+	r := g.mcpPost(map[string]string{"Authorization": "Bearer " + tok, "Mcp-Protocol-Version": "2025-06-18"},
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"second","version":"1"}}}`)
+	if r.Status != 429 || !strings.Contains(string(r.Body), `"rate_limited"`) {
+		t.Fatalf("a second session: %d %s", r.Status, r.Body)
+	}
+	if r.Header.Get("Retry-After") != "60" || r.Header.Get("RateLimit-Policy") != `"mcp-sessions-per-caller";q=1;qu="concurrent-requests"` ||
+		r.Header.Get("RateLimit") != `"mcp-sessions-per-caller";r=0;t=60` {
+		t.Fatalf("the 429's rate-limit fields: %v", r.Header)
+	}
+}

@@ -66,6 +66,7 @@ type refusal struct {
 	code    int
 	message string
 	id      jsontext.Value
+	header  http.Header // further response headers (a 429's rate-limit fields)
 }
 
 func refuse(status, code int, msg string) *refusal {

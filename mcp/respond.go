@@ -37,6 +37,9 @@ func writeRefusal(w http.ResponseWriter, ref *refusal, data *errorData) {
 		http.Error(w, ref.message, ref.status)
 		return
 	}
+	for k, vs := range ref.header {
+		w.Header()[k] = vs
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(ref.status)

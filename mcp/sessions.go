@@ -10,6 +10,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/ratelimit"
 )
 
 // session is one MCP session of the 2025-* revisions, bound to the identity
@@ -192,10 +193,26 @@ func (h *Handler) open(c Caller, r *http.Request) (*session, *refusal) {
 	s.server = h.newServer(s)
 	if !h.sessions.reserve(s) {
 		h.event(SessionEvent{Kind: EventSessionRefused, Caller: c.Principal, Reason: "too many sessions"})
-		return nil, refuse(http.StatusTooManyRequests, codeInvalidRequest,
+		ref := refuse(http.StatusTooManyRequests, codeInvalidRequest,
 			"too many open MCP sessions for this caller: end one (DELETE) or let one idle out")
+		ref.header = sessionsFull(h.cfg.MaxSessionsPerCaller)
+		return nil, ref
 	}
 	return s, nil
+}
+
+// mcpSessionsPolicy names the per-caller session cap in its 429, which
+// carries the fields every 429 of the gate does (README "Rate limits").
+const mcpSessionsPolicy = "mcp-sessions-per-caller"
+
+// mcpSessionRetry is the wait that 429 names: a place comes back when the
+// caller ends a session or one idles out, which the gate cannot predict.
+const mcpSessionRetry = time.Minute
+
+// sessionsFull is the 429's headers: a budget of sessions held at once.
+func sessionsFull(quota int) http.Header {
+	p := ratelimit.Policy{Name: mcpSessionsPolicy, Quota: quota, Concurrent: true}
+	return p.Refusal(0, mcpSessionRetry, mcpSessionRetry)
 }
 
 // adopt runs after the SDK served the initialize: a session the SDK kept
