@@ -43,7 +43,13 @@ func TestStreamHangUpCancelsTheDevRAGFlowGeneration(t *testing.T) {
 	whole := g.streamAsk(t.Context(), "/answer/ask", nil, body)
 	checkSequence(t, readEvents(t, whole.Body, nil))
 	whole.Body.Close()
-	done := devCompletions(t, g)
+	// The development RAGFlow logs a completion when its handler returns,
+	// which may be just after the gate has sent done.
+	var done []devragflow.LoggedRequest
+	waitFor(t, "the first completion in the RAGFlow log", func() bool {
+		done = devCompletions(t, g)
+		return len(done) >= 1
+	})
 	if len(done) != 1 || done[0].Cancelled || done[0].Status != 200 {
 		t.Fatalf("a stream read to its end, in the RAGFlow log: %+v", done)
 	}
