@@ -25,6 +25,7 @@ type wireReader struct {
 	dec      *jsontext.Decoder
 	src      bytes.Buffer // the body; pooled with the reader
 	name     []byte       // unquoting scratch for member names
+	text     []byte       // unquoting scratch for string values
 	mismatch bool         // a value had a type its field cannot hold
 }
 
@@ -131,12 +132,24 @@ func field(name []byte, names []string) int {
 			return i
 		}
 	}
+	ascii := isASCII(name)
 	for i, n := range names {
-		if bytes.EqualFold(name, []byte(n)) {
+		// An ASCII name folds onto n only at n's length; others may not
+		// ("ſ" is an "s" in two bytes).
+		if (!ascii || len(name) == len(n)) && bytes.EqualFold(name, []byte(n)) {
 			return i
 		}
 	}
 	return -1
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // skipNull consumes a null.
@@ -154,8 +167,8 @@ func (r *wireReader) stringValue() (string, error) {
 	if plain := raw[1 : len(raw)-1]; isPlainString(plain) {
 		return string(plain), nil
 	}
-	b, _ := jsontext.AppendUnquote(nil, raw)
-	return string(b), nil
+	r.text, _ = jsontext.AppendUnquote(r.text[:0], raw) // invalid UTF-8 came out as U+FFFD
+	return string(r.text), nil
 }
 
 // readString reads a string field: null leaves it.
