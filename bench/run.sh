@@ -148,7 +148,7 @@ wait_http "http://$RAGFLOW/"
 wait_http "http://$GATE/healthz"
 wait_http "http://$PROXY/health"
 
-TOKEN=$(timeout 30 ./wikigate wikigate token --agent kunora-coding-agent --ttl 1h)
+TOKEN=$(timeout 30 ./wikigate token --agent kunora-coding-agent --ttl 1h)
 SEARCH_BODY=$(curl -s --max-time 5 -X POST "http://$STANDIN/indexes/wiki_pages/search" -d '{}')
 STANDIN_BYTES=${#SEARCH_BODY}
 STANDIN_HITS=$(grep -o '"_rankingScore"' <<<"$SEARCH_BODY" | wc -l)
