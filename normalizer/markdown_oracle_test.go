@@ -2,6 +2,7 @@ package normalizer
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,18 @@ func FuzzMarkdownScans(f *testing.F) {
 		idm := stdlibCustomID.FindStringSubmatch(line)
 		if ok != (idm != nil) || ok && id != idm[1] {
 			t.Fatalf("%q: customHeadingID %q %v, regexp %q", line, id, ok, idm)
+		}
+	})
+}
+
+// FuzzLowerText holds lowerText to strings.ToLower.
+func FuzzLowerText(f *testing.F) {
+	for _, s := range []string{"Agent Memory — Redis", "ÉCOLE", "plain", "", "a\xffB", "İstanbul", "ΣΑΣ", "K Kelvin", "\uFFFD"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := lowerText(s), strings.ToLower(s); got != want {
+			t.Fatalf("%q: lowerText %q, strings.ToLower %q", s, got, want)
 		}
 	})
 }

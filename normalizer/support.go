@@ -274,7 +274,37 @@ type chunkText struct {
 }
 
 func newChunkText(content string) chunkText {
-	return chunkText{raw: content, lower: strings.ToLower(content), cjk: hasCJK(content)}
+	return chunkText{raw: content, lower: lowerText(content), cjk: hasCJK(content)}
+}
+
+// lowerText is strings.ToLower(s) (invalid UTF-8 becomes U+FFFD as there),
+// faster on the usual chunk: English text with a few non-ASCII runes
+// ("—", "é"), which strings.ToLower maps rune by rune in full.
+func lowerText(s string) string {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(s) {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + utf8.UTFMax)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(unicode.ToLower(r)) // an invalid byte decodes as U+FFFD
+		i += size
+	}
+	return b.String()
 }
 
 func hasCJK(s string) bool {
