@@ -15,7 +15,7 @@ import (
 // file, as Caddy's log pipeline does, and returns the file's path.
 func writeChain(t *testing.T, path string, n int) {
 	t.Helper()
-	cf, err := OpenChainFile(path)
+	cf, err := OpenChainFile(path, BatchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

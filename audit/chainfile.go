@@ -10,18 +10,21 @@ import (
 // line; an audit line is far shorter.
 const tailWindow = 64 << 10
 
-// ChainFile is a ChainWriter appending to a file. Opening a file that
-// already holds records (a restart, a second gate, a reopened log) starts a
-// new stream whose first record names the hash of the file's last line, so
-// the old chain and the new one stay linked.
+// ChainFile is a ChainWriter appending to a file through a BatchWriter:
+// records are chained in the order they are written and reach the file in
+// batches, one write call each (see BatchWriter for the bounds). Opening a
+// file that already holds records (a restart, a second gate, a reopened
+// log) starts a new stream whose first record names the hash of the file's
+// last line, so the old chain and the new one stay linked.
 type ChainFile struct {
 	*ChainWriter
-	f *os.File
+	batch *BatchWriter
+	f     *os.File
 }
 
 // OpenChainFile opens (creating, mode 0600) path for appending and starts
 // a new stream after its last line.
-func OpenChainFile(path string) (*ChainFile, error) {
+func OpenChainFile(path string, opt BatchOptions) (*ChainFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
@@ -43,11 +46,21 @@ func OpenChainFile(path string) (*ChainFile, error) {
 	if len(last) > 0 {
 		prev = HashLine(last)
 	}
-	return &ChainFile{ChainWriter: NewChainWriter(f, NewStreamID(), prev), f: f}, nil
+	batch := NewBatchWriter(f, opt)
+	return &ChainFile{ChainWriter: NewChainWriter(batch, NewStreamID(), prev), batch: batch, f: f}, nil
 }
 
-// Close closes the file.
-func (c *ChainFile) Close() error { return c.f.Close() }
+// Close writes what is pending and closes the file.
+func (c *ChainFile) Close() error {
+	c.batch.Close()
+	return c.f.Close()
+}
+
+// Flush writes what is pending now.
+func (c *ChainFile) Flush() error { return c.batch.Flush() }
+
+// Lost is the number of records that never reached the file.
+func (c *ChainFile) Lost() uint64 { return c.batch.Lost() }
 
 // lastLine returns the file's last non-empty line and whether it lacks its
 // newline.
@@ -69,5 +82,10 @@ func lastLine(f *os.File) (line []byte, partial bool, err error) {
 	return buf, partial, nil
 }
 
-// Sync flushes the file (zap's WriteSyncer).
-func (c *ChainFile) Sync() error { return c.f.Sync() }
+// Sync writes what is pending and syncs the file (zap's WriteSyncer).
+func (c *ChainFile) Sync() error {
+	if err := c.batch.Flush(); err != nil {
+		return err
+	}
+	return c.f.Sync()
+}

@@ -1,25 +1,39 @@
 package caddymodule
 
 import (
+	"errors"
 	"io"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
 
 	"github.com/wikigate/wikigate/audit"
 )
 
 func init() { caddy.RegisterModule(new(AuditFileWriter)) }
 
-// AuditFileWriter is the log output `wikigate_audit_file <path>`: Caddy's
-// file output plus the audit hash chain (audit.ChainWriter), so that
-// `wikigate audit verify <path>` finds a removed, reordered or edited line.
-// Caddy keeps one open writer per path across config reloads, so a reload
-// continues the chain; a process start opens a new stream that names the
-// file's last hash.
+// AuditFileWriter is the log output `wikigate_audit_file <path>`: an
+// append-only file with the audit hash chain (audit.ChainWriter), so that
+// `wikigate audit verify <path>` finds a removed, reordered or edited line,
+// written in batches off the request (audit.BatchWriter: one write call per
+// few milliseconds instead of one per call; Caddy's `output file` makes a
+// write call per record). Caddy keeps one open writer per path across
+// config reloads, so a reload continues the chain, and closes it (writing
+// what is pending) when the last config using it is unloaded, at shutdown
+// too; a process start opens a new stream that names the file's last hash.
+// A record the disk could not take is counted in
+// caddy_wikigate_audit_lost_records_total and logged, never dropped
+// silently.
 type AuditFileWriter struct {
 	Filename string `json:"filename,omitempty"`
+
+	logger *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -40,9 +54,64 @@ func (w *AuditFileWriter) String() string {
 // WriterKey makes Caddy share one open chain per file.
 func (w *AuditFileWriter) WriterKey() string { return "wikigate_audit_file:" + w.String() }
 
+// Provision takes the logger that reports lost records and registers
+// their counter.
+func (w *AuditFileWriter) Provision(ctx caddy.Context) error {
+	w.logger = ctx.Logger()
+	if reg := ctx.GetMetricsRegistry(); reg != nil {
+		if err := reg.Register(auditLostRecords()); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // OpenWriter opens the file and starts a stream after its last line.
 func (w *AuditFileWriter) OpenWriter() (io.WriteCloser, error) {
-	return audit.OpenChainFile(w.Filename)
+	logger := w.logger
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	return audit.OpenChainFile(w.Filename, audit.BatchOptions{OnLoss: lossReporter(logger, w.String())})
+}
+
+var (
+	auditLostOnce    sync.Once
+	auditLostCounter prometheus.Counter
+)
+
+// auditLostRecords is created once per process and registered into each
+// config's registry, so a reload keeps counting.
+func auditLostRecords() prometheus.Counter {
+	auditLostOnce.Do(func() {
+		auditLostCounter = prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "wikigate", Name: "audit_lost_records_total",
+			Help: "Audit records that never reached the wikigate_audit_file (disk not keeping up, write failed).",
+		})
+	})
+	return auditLostCounter
+}
+
+// lossReporter counts lost records and logs them, at most once a second
+// (a stuck disk loses many records a second).
+func lossReporter(logger *zap.Logger, file string) func(int, error) {
+	var lastLog atomic.Int64
+	var unlogged atomic.Int64
+	counter := auditLostRecords()
+	return func(n int, err error) {
+		counter.Add(float64(n))
+		total := unlogged.Add(int64(n))
+		now := time.Now().UnixNano()
+		last := lastLog.Load()
+		if now-last < int64(time.Second) || !lastLog.CompareAndSwap(last, now) {
+			return
+		}
+		unlogged.Add(-total)
+		logger.Error("audit records lost", zap.String("file", file), zap.Int64("records", total), zap.Error(err))
+	}
 }
 
 // UnmarshalCaddyfile reads `output wikigate_audit_file <path>`.
@@ -58,6 +127,7 @@ func (w *AuditFileWriter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 }
 
 var (
+	_ caddy.Provisioner     = (*AuditFileWriter)(nil)
 	_ caddy.WriterOpener    = (*AuditFileWriter)(nil)
 	_ caddyfile.Unmarshaler = (*AuditFileWriter)(nil)
 )
