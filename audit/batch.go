@@ -72,6 +72,7 @@ func NewBatchWriter(w io.Writer, opt BatchOptions) *BatchWriter {
 	opt.withDefaults()
 	b := &BatchWriter{
 		w: w, opt: opt,
+		pending: make([]byte, 0, opt.FlushSize), spare: make([]byte, 0, opt.FlushSize),
 		room: make(chan struct{}),
 		kick: make(chan struct{}, 1), full: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}),

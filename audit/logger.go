@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -26,17 +27,28 @@ func NewLogger(z *zap.Logger, logQuestions bool) *Logger {
 	return &Logger{z: z, logQuestions: logQuestions, now: time.Now}
 }
 
+// maxFields is the most fields a record has; fieldPool holds slices of
+// that capacity, so a record's fields are never allocated or regrown (the
+// encoders copy what they keep).
+const maxFields = 24
+
+var fieldPool = sync.Pool{New: func() any { fs := make([]zap.Field, 0, maxFields); return &fs }}
+
 // Write emits r as one info-level line.
 func (l *Logger) Write(r *Record) {
 	ce := l.z.Check(zapcore.InfoLevel, "wikigate call")
 	if ce == nil {
 		return
 	}
-	ce.Write(l.fields(r)...)
+	fs := fieldPool.Get().(*[]zap.Field)
+	*fs = l.appendFields((*fs)[:0], r)
+	ce.Write(*fs...)
+	clear(*fs)
+	fieldPool.Put(fs)
 }
 
-func (l *Logger) fields(r *Record) []zap.Field {
-	fs := []zap.Field{
+func (l *Logger) appendFields(fs []zap.Field, r *Record) []zap.Field {
+	fs = append(fs,
 		zap.String("request_id", r.RequestID),
 		zap.String("caller_type", r.CallerType),
 		zap.String("caller_id", r.CallerID),
@@ -48,7 +60,7 @@ func (l *Logger) fields(r *Record) []zap.Field {
 		zap.Int("citations", r.Citations),
 		zap.Int("dropped", r.Dropped),
 		zap.Duration("duration", l.now().Sub(r.Start)),
-	}
+	)
 	if r.KeyID != "" {
 		fs = append(fs, zap.String("key_id", r.KeyID))
 	}
@@ -67,59 +79,59 @@ func (l *Logger) fields(r *Record) []zap.Field {
 	if r.JSONRPCID != "" {
 		fs = append(fs, zap.String("jsonrpc_id", r.JSONRPCID))
 	}
-	fs = append(fs, l.questionField(r.question)...)
-	fs = append(fs, scopeField("requested_scope", r.RequestedScope), scopeField("effective_scope", r.EffectiveScope))
+	fs = l.appendQuestion(fs, r.question)
+	if r.RequestedScope != nil {
+		fs = append(fs, zap.Object("requested_scope", (*scopeMarshaler)(r.RequestedScope)))
+	}
+	if r.EffectiveScope != nil {
+		fs = append(fs, zap.Object("effective_scope", (*scopeMarshaler)(r.EffectiveScope)))
+	}
 	if r.Decision != nil {
-		fs = append(fs, zap.Object("decision", decisionMarshaler(*r.Decision)))
+		fs = append(fs, zap.Object("decision", (*decisionMarshaler)(r.Decision)))
 	}
 	if len(r.Datasets) > 0 {
 		fs = append(fs, zap.Strings("datasets", r.Datasets))
 	}
 	if len(r.Backends) > 0 {
-		fs = append(fs, zap.Array("backends", backendsMarshaler(r.Backends)))
+		fs = append(fs, zap.Array("backends", (*backendsMarshaler)(&r.Backends)))
 	}
 	return fs
 }
 
-func (l *Logger) questionField(q string) []zap.Field {
+func (l *Logger) appendQuestion(fs []zap.Field, q string) []zap.Field {
 	if q == "" {
-		return nil
+		return fs
 	}
 	if l.logQuestions {
-		return []zap.Field{zap.String("question", q)}
+		return append(fs, zap.String("question", q))
 	}
-	return []zap.Field{zap.String("question_sha256", HashQuestion(q))}
+	return append(fs, zap.String("question_sha256", HashQuestion(q)))
 }
 
-func scopeField(key string, s *protocol.Scope) zap.Field {
-	if s == nil {
-		return zap.Skip()
-	}
-	return zap.Object(key, scopeMarshaler(*s))
-}
-
+// The marshalers are pointer types: a pointer fits in an interface
+// without an allocation.
 type scopeMarshaler protocol.Scope
 
-func (s scopeMarshaler) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	_ = enc.AddArray("projects", zapcore.ArrayMarshalerFunc(stringsArray(s.Projects)))
-	_ = enc.AddArray("paths", zapcore.ArrayMarshalerFunc(stringsArray(s.Paths)))
+func (s *scopeMarshaler) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	_ = enc.AddArray("projects", (*stringsArray)(&s.Projects))
+	_ = enc.AddArray("paths", (*stringsArray)(&s.Paths))
 	enc.AddString("version", s.Version)
 	enc.AddBool("include_working_docs", s.IncludeWorkingDocs)
 	return nil
 }
 
-func stringsArray(ss []string) func(zapcore.ArrayEncoder) error {
-	return func(enc zapcore.ArrayEncoder) error {
-		for _, s := range ss {
-			enc.AppendString(s)
-		}
-		return nil
+type stringsArray []string
+
+func (ss *stringsArray) MarshalLogArray(enc zapcore.ArrayEncoder) error {
+	for _, s := range *ss {
+		enc.AppendString(s)
 	}
+	return nil
 }
 
 type decisionMarshaler Decision
 
-func (d decisionMarshaler) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+func (d *decisionMarshaler) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	enc.AddBool("allow", d.Allow)
 	if d.Code != "" {
 		enc.AddString("code", d.Code)
@@ -133,17 +145,21 @@ func (d decisionMarshaler) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 
 type backendsMarshaler []BackendCall
 
-func (b backendsMarshaler) MarshalLogArray(enc zapcore.ArrayEncoder) error {
-	for _, c := range b {
-		_ = enc.AppendObject(zapcore.ObjectMarshalerFunc(func(o zapcore.ObjectEncoder) error {
-			o.AddString("name", c.Name)
-			o.AddInt("status", c.Status)
-			o.AddFloat64("latency_ms", float64(c.Latency.Microseconds())/1000)
-			if c.Error != "" {
-				o.AddString("error", c.Error)
-			}
-			return nil
-		}))
+func (b *backendsMarshaler) MarshalLogArray(enc zapcore.ArrayEncoder) error {
+	for i := range *b {
+		_ = enc.AppendObject((*backendMarshaler)(&(*b)[i]))
+	}
+	return nil
+}
+
+type backendMarshaler BackendCall
+
+func (c *backendMarshaler) MarshalLogObject(o zapcore.ObjectEncoder) error {
+	o.AddString("name", c.Name)
+	o.AddInt("status", c.Status)
+	o.AddFloat64("latency_ms", float64(c.Latency.Microseconds())/1000)
+	if c.Error != "" {
+		o.AddString("error", c.Error)
 	}
 	return nil
 }
