@@ -27,8 +27,6 @@ var markerPattern = regexp.MustCompile(`(?i)` +
 // often write instead of [ID:n].
 var allMarkerPattern = regexp.MustCompile(markerPattern.String() + `|\[\s*(\d+(?:\s*[,，]\s*\d+)*)\s*\]`)
 
-var markerNumber = regexp.MustCompile(`\d+`)
-
 // Marker is one citation marker in a generated answer: text[Start:End]
 // names the prompt blocks Blocks. A number too large to be a block is -1.
 // Bare is set for the bare "[n]" form.
@@ -99,16 +97,34 @@ func markerOf(text string, at int, m []int) (Marker, bool) {
 		if m[2*g] < 0 {
 			continue
 		}
-		for _, num := range markerNumber.FindAllString(text[at+m[2*g]:at+m[2*g+1]], -1) {
-			n, err := strconv.Atoi(num)
-			if err != nil {
-				n = -1
-			}
-			mk.Blocks = append(mk.Blocks, n)
-		}
+		mk.Blocks = appendNumbers(mk.Blocks, text[at+m[2*g]:at+m[2*g+1]])
 	}
 	return mk, true
 }
+
+// appendNumbers appends each run of ASCII digits in s (what \d+ finds), as
+// a block number, -1 for one too large to be a block.
+func appendNumbers(blocks []int, s string) []int {
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		n, err := strconv.Atoi(s[i:j])
+		if err != nil {
+			n = -1
+		}
+		blocks = append(blocks, n)
+		i = j
+	}
+	return blocks
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // bareMarkerStands: text[start:end] is a bare "[n]" that is neither an index
 // ("a[0]") nor a link text ("[1](url)").

@@ -2,6 +2,8 @@ package ragflow
 
 import (
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,6 +40,28 @@ func FuzzPromptQuoting(f *testing.F) {
 		}
 		if got, want := oneLine(s), stdlibOneLine(s); got != want {
 			t.Fatalf("%q: oneLine %q, Fields %q", s, got, want)
+		}
+	})
+}
+
+var stdlibMarkerNumber = regexp.MustCompile(`\d+`)
+
+// FuzzMarkerNumbers holds appendNumbers to the \d+ regexp it replaced.
+func FuzzMarkerNumbers(f *testing.F) {
+	for _, s := range []string{"0", "0, 2", "0, ID:2", "12，ID：3", "99999999999999999999", "", "a١٢"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want []int
+		for _, num := range stdlibMarkerNumber.FindAllString(s, -1) {
+			n, err := strconv.Atoi(num)
+			if err != nil {
+				n = -1
+			}
+			want = append(want, n)
+		}
+		if got := appendNumbers(nil, s); !slices.Equal(got, want) {
+			t.Fatalf("%q: appendNumbers %v, regexp %v", s, got, want)
 		}
 	})
 }
