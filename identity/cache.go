@@ -3,7 +3,6 @@ package identity
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -19,10 +18,11 @@ type tokenCache struct {
 	closeOnce sync.Once
 }
 
-// cachedPrincipal is the stored entry: the principal and the token's exp.
+// cachedPrincipal is the stored entry (cache_codec.go): the principal and
+// the token's exp.
 type cachedPrincipal struct {
-	Principal Principal `json:"p"`
-	ExpUnix   int64     `json:"exp"` // seconds, as in the token
+	Principal Principal
+	ExpUnix   int64 // seconds, as in the token
 }
 
 // newTokenCache returns a cache bounded to sizeBytes (rounded up to MiB), or
@@ -69,8 +69,8 @@ func (c *tokenCache) get(key string, now time.Time) (Principal, bool) {
 	if err != nil {
 		return Principal{}, false
 	}
-	var entry cachedPrincipal
-	if json.Unmarshal(raw, &entry) != nil || !now.Before(time.Unix(entry.ExpUnix, 0)) {
+	entry, err := decodeCachedPrincipal(raw)
+	if err != nil || !now.Before(time.Unix(entry.ExpUnix, 0)) {
 		_ = c.cache.Delete(key)
 		return Principal{}, false
 	}
@@ -83,11 +83,7 @@ func (c *tokenCache) put(key string, p Principal, exp, now time.Time) {
 	if c == nil || !now.Before(exp) {
 		return
 	}
-	raw, err := json.Marshal(cachedPrincipal{Principal: p, ExpUnix: exp.Unix()})
-	if err != nil {
-		return
-	}
-	_ = c.cache.Set(key, raw) // a full cache only costs a re-verification
+	_ = c.cache.Set(key, encodeCachedPrincipal(cachedPrincipal{Principal: p, ExpUnix: exp.Unix()})) // a full cache only costs a re-verification
 }
 
 // close stops the cleanup goroutine; safe to call more than once.
