@@ -116,11 +116,12 @@ func (st *decisionStats) eventMetrics(took time.Duration) map[string]any {
 }
 
 // evalOptions are the options of one evaluation: its cancel flag, and
-// OPA's metrics when the decision log wants them.
+// OPA's metrics when the decision log wants them. Without them OPA would
+// make (and time into) a fresh metrics object per evaluation that nobody
+// reads, so it gets the no-op one.
 func evalOptions(in *Input, cancel topdown.Cancel, m metrics.Metrics) []rego.EvalOption {
-	opts := []rego.EvalOption{rego.EvalParsedInput(in.toAST()), rego.EvalExternalCancel(cancel)}
-	if m != nil {
-		opts = append(opts, rego.EvalMetrics(m))
+	if m == nil {
+		m = metrics.NoOp()
 	}
-	return opts
+	return []rego.EvalOption{rego.EvalParsedInput(in.toAST()), rego.EvalExternalCancel(cancel), rego.EvalMetrics(m)}
 }

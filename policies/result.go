@@ -100,16 +100,43 @@ func readWireDecision(o ast.Object) (wireDecision, error) {
 	return w, err
 }
 
+// fieldKeys are the decision's keys as terms, made once: looking a field up
+// with a fresh term allocates it on every read of every decision.
+var fieldKeys = func() map[string]*ast.Term {
+	keys := map[string]*ast.Term{}
+	for _, k := range []string{
+		"allow", "code", "reason", "scope", "project_paths", "datasets", "index", "write",
+		"write_tools", "pages", "limits", "projects", "paths", "version", "includeWorkingDocs",
+		"id", "project", "status", "name", "per", "requests", "window",
+	} {
+		keys[k] = ast.StringTerm(k)
+	}
+	return keys
+}()
+
+// keyTerm is key as a term, shared when it is one of fieldKeys.
+func keyTerm(key string) *ast.Term {
+	if t, ok := fieldKeys[key]; ok {
+		return t
+	}
+	return ast.StringTerm(key)
+}
+
 // field is o[key], or nil when it is missing or null.
 func field(o ast.Object, key string) ast.Value {
-	t := o.Get(ast.InternedTerm(key))
+	t := o.Get(keyTerm(key))
 	if t == nil {
 		return nil
 	}
-	if _, null := t.Value.(ast.Null); null {
+	return nonNull(t.Value)
+}
+
+// nonNull is v, or nil when v is null.
+func nonNull(v ast.Value) ast.Value {
+	if _, null := v.(ast.Null); null {
 		return nil
 	}
-	return t.Value
+	return v
 }
 
 func readString(o ast.Object, key string) (string, error) {
@@ -138,7 +165,13 @@ func readBool(o ast.Object, key string) (bool, error) {
 
 // readStrings reads a list (or set) of strings; nil when missing or null.
 func readStrings(o ast.Object, key string) ([]string, error) {
-	elems, err := readList(o, key)
+	return stringsOf(key, field(o, key))
+}
+
+// stringsOf reads v, the value of key, as a list (or set) of strings; nil
+// when v is nil.
+func stringsOf(key string, v ast.Value) ([]string, error) {
+	elems, err := listOf(key, v)
 	if err != nil || elems == nil {
 		return nil, err
 	}
@@ -155,7 +188,13 @@ func readStrings(o ast.Object, key string) ([]string, error) {
 
 // readList returns the elements of o[key] when it is a list or a set.
 func readList(o ast.Object, key string) ([]*ast.Term, error) {
-	switch v := field(o, key).(type) {
+	return listOf(key, field(o, key))
+}
+
+// listOf returns the elements of v, the value of key, when it is a list or
+// a set; nil when v is nil.
+func listOf(key string, v ast.Value) ([]*ast.Term, error) {
+	switch v := v.(type) {
 	case nil:
 		return nil, nil
 	case *ast.Array:
@@ -207,12 +246,12 @@ func readProjectPaths(o ast.Object) (map[string][]string, error) {
 		return nil, fmt.Errorf("project_paths is %s, want an object", ast.ValueName(v))
 	}
 	out := make(map[string][]string, po.Len())
-	err := po.Iter(func(k, _ *ast.Term) error {
+	err := po.Iter(func(k, v *ast.Term) error {
 		project, ok := k.Value.(ast.String)
 		if !ok {
 			return fmt.Errorf("project_paths has a %s key, want a string", ast.ValueName(k.Value))
 		}
-		paths, err := readStrings(po, string(project))
+		paths, err := stringsOf(string(project), nonNull(v.Value))
 		if err != nil {
 			return fmt.Errorf("project_paths: %w", err)
 		}
