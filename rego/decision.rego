@@ -7,15 +7,15 @@ package wikigate
 # tool, scope, dataset, write. Each stage collects all of its problems so the
 # caller learns everything wrong at that stage at once.
 denial := {"code": "unauthorized", "reason": concat("; ", identity_problems)} if {
-	count(identity_problems) > 0
+	identity_problems != set()
 } else := {"code": "forbidden_tool", "reason": concat("; ", tool_problems)} if {
-	count(tool_problems) > 0
+	tool_problems != set()
 } else := {"code": "forbidden_scope", "reason": concat("; ", scope_problems)} if {
-	count(scope_problems) > 0
+	scope_problems != set()
 } else := {"code": "dataset_not_allowed", "reason": concat("; ", dataset_problems)} if {
-	count(dataset_problems) > 0
+	dataset_problems != set()
 } else := {"code": "forbidden_tool", "reason": concat("; ", write_problems)} if {
-	count(write_problems) > 0
+	write_problems != set()
 }
 
 # decision is a denial, or an allow that carries positive evidence (a granted
@@ -35,5 +35,5 @@ decision := {"allow": false, "code": d.code, "reason": d.reason} if {
 	"limits": limits,
 } if {
 	requested_tool in caller_tools
-	count(datasets) > 0
+	datasets != []
 }

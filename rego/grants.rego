@@ -26,7 +26,7 @@ grants_working_docs(project) if caller_grants[project].working_docs == true
 # none is ungranted (the shortcut gives the general rule's answer).
 ungranted_paths := set() if {
 	input.caller.type == "agent"
-	count(req_paths) == 0
+	req_paths == []
 } else := {x |
 	some x in effective_paths
 	not x in agent_paired_paths

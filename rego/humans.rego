@@ -6,8 +6,8 @@ package wikigate
 
 human_default_applies if {
 	is_human
-	count(req_projects) == 0
-	count(req_paths) == 0
+	req_projects == []
+	req_paths == []
 }
 
 page_path := input.page.path if {

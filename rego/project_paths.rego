@@ -25,14 +25,14 @@ project_paths[p] := sort({x |
 	path_within(x, base)
 }) if {
 	input.caller.type == "agent"
-	count(req_paths) > 0
+	req_paths != []
 	some p in effective_projects
 	grant := caller_grants[p]
 }
 
 project_paths[p] := sort({x | some x in grant.paths}) if {
 	input.caller.type == "agent"
-	count(req_paths) == 0
+	req_paths == []
 	some p in effective_projects
 	grant := caller_grants[p]
 }

@@ -28,18 +28,18 @@ session_scope := input.session.scope if {
 # version); an empty or missing part is left to the next source.
 req_projects := input.scope.projects if {
 	is_array(input.scope.projects)
-	count(input.scope.projects) > 0
+	input.scope.projects != []
 } else := input.session.scope.projects if {
 	is_array(input.session.scope.projects)
-	count(input.session.scope.projects) > 0
+	input.session.scope.projects != []
 } else := []
 
 req_paths := input.scope.paths if {
 	is_array(input.scope.paths)
-	count(input.scope.paths) > 0
+	input.scope.paths != []
 } else := input.session.scope.paths if {
 	is_array(input.session.scope.paths)
-	count(input.session.scope.paths) > 0
+	input.session.scope.paths != []
 } else := []
 
 req_version := input.scope.version if {
@@ -67,7 +67,7 @@ req_working_docs if {
 # The agent branches come before the human ones, which never hold for an
 # agent: an agent's call then skips the human defaults entirely.
 effective_projects := req_projects if {
-	count(req_projects) > 0
+	req_projects != []
 } else := candidate_projects if {
 	input.caller.type == "agent"
 } else := human_default.projects if {
@@ -75,7 +75,7 @@ effective_projects := req_projects if {
 } else := candidate_projects
 
 effective_paths := req_paths if {
-	count(req_paths) > 0
+	req_paths != []
 } else := sort({x | some p in effective_projects; some x in caller_grants[p].paths}) if {
 	input.caller.type == "agent"
 } else := human_default.paths if {
@@ -88,7 +88,7 @@ effective_version := req_version if {
 	req_version != ""
 } else := "main" if {
 	input.caller.type == "agent"
-	count(effective_projects) > 0
+	effective_projects != []
 	every p in effective_projects {
 		"main" in caller_grants[p].versions
 	}
@@ -99,7 +99,7 @@ effective_version := req_version if {
 } else := human_default.version if {
 	human_default
 } else := "main" if {
-	count(effective_projects) > 0
+	effective_projects != []
 	every p in effective_projects {
 		"main" in caller_grants[p].versions
 	}
@@ -131,11 +131,11 @@ candidate_projects := covering_projects if {
 		version_fits(caller_grants[p])
 		working_docs_fit(p)
 	]
-	count(fitting) > 0
+	fitting != []
 } else := covering_projects
 
 covering_projects := sort(object.keys(caller_grants)) if {
-	count(req_paths) == 0
+	req_paths == []
 } else := sort({p |
 	input.caller.type == "agent"
 	some p, grant in caller_grants

@@ -8,8 +8,8 @@ package wikigate
 # Only derived problems are reported once: with requested paths that no grant
 # covers, the path problem below already says what is wrong.
 scope_problems contains "no project is granted to you" if {
-	count(effective_projects) == 0
-	count(req_paths) == 0
+	effective_projects == []
+	req_paths == []
 }
 
 scope_problems contains sprintf("project %q is not in your grant", [p]) if {
@@ -26,14 +26,14 @@ scope_problems contains sprintf("path %q is not in your grant", [x]) if {
 # named above, so this is only said when every path is granted.
 scope_problems contains sprintf("no requested path is in project %q's grant", [p]) if {
 	some p, paths in project_paths
-	count(paths) == 0
-	count(ungranted_paths) == 0
+	paths == []
+	ungranted_paths == set()
 }
 
 # A project outside the grant already explains why no version is common to
 # the requested projects, so this is only said when every project is granted.
 scope_problems contains "no version is granted for every requested project" if {
-	count(effective_projects) > 0
+	effective_projects != []
 	not effective_version
 	every p in effective_projects {
 		caller_grants[p]
@@ -56,7 +56,7 @@ scope_problems contains "working docs are not granted to you" if {
 # (pages.rego); otherwise the unreadable ones are reported per page.
 scope_problems contains sprintf("page %q is outside the scope", [page]) if {
 	some page in input.pages
-	count(readable_pages) == 0
+	readable_pages == []
 }
 
 scope_problems contains "the requested scope is outside the session's scope" if {

@@ -9,9 +9,9 @@ package wikigate
 # the two cannot disagree. An allow here only lets the gateway read the
 # body; the call itself is decided by decision.
 tool_decision := {"allow": false, "code": "unauthorized", "reason": concat("; ", identity_problems)} if {
-	count(identity_problems) > 0
+	identity_problems != set()
 } else := {"allow": false, "code": "forbidden_tool", "reason": concat("; ", tool_problems)} if {
-	count(tool_problems) > 0
+	tool_problems != set()
 } else := {"allow": true} if {
 	requested_tool in caller_tools
 }
