@@ -75,14 +75,14 @@ func stringTerm(s string) *ast.Term {
 }
 
 func callerTerm(c *Caller) *ast.Term {
-	roles := ast.NullTerm()
+	roles := ast.InternedNullTerm
 	if c.Roles != nil {
 		roles = stringsTerm(c.Roles)
 	}
 	return ast.ObjectTerm(
 		item("type", stringTerm(c.Type)),
 		item("id", stringTerm(c.ID)),
-		item("anonymous", ast.BooleanTerm(c.Anonymous)),
+		item("anonymous", ast.InternedTerm(c.Anonymous)),
 		item("roles", roles),
 		item("credential", stringTerm(c.Credential)),
 	)
@@ -90,13 +90,13 @@ func callerTerm(c *Caller) *ast.Term {
 
 func optionalScopeTerm(s *protocol.Scope) *ast.Term {
 	if s == nil {
-		return ast.NullTerm()
+		return ast.InternedNullTerm
 	}
 	return scopeTerm(s)
 }
 
 func scopeTerm(s *protocol.Scope) *ast.Term {
-	obj := ast.NewObject(item("includeWorkingDocs", ast.BooleanTerm(s.IncludeWorkingDocs)))
+	obj := ast.NewObject(item("includeWorkingDocs", ast.InternedTerm(s.IncludeWorkingDocs)))
 	if len(s.Projects) > 0 {
 		obj.Insert(stringTerm("projects"), stringsTerm(s.Projects))
 	}
