@@ -1,11 +1,14 @@
 package gateway
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"strconv"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -33,13 +36,32 @@ func clientRequestID(r *http.Request) string {
 	return ""
 }
 
+// writeJSON encodes v into a pooled buffer first, so the response carries
+// its Content-Length and goes out in one write (a body over 2 KiB written
+// straight to the ResponseWriter is sent chunked).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer putJSONBuffer(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putJSONBuffer keeps buffers of ordinary responses; a rare large one
+// (a big get_page batch) is left to the GC rather than pinned.
+func putJSONBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 256<<10 {
+		jsonBuffers.Put(buf)
+	}
 }
 
 // writeOK writes a tool's result: JSON, or bytes a handler rendered itself
