@@ -9,19 +9,25 @@ import (
 
 // HTTPClient is the transport every backend client uses by default: bounded
 // dials and handshakes, enough idle connections per host for a busy gate
-// (Go's default keeps 2, so concurrent calls would keep reconnecting), and
-// no redirects: a redirect is not part of either contract, and following one
-// could send the key elsewhere (the 3xx is reported as a bad response).
+// (Go's default keeps 2, so concurrent calls would keep reconnecting; and a
+// pool only as big as the calls in flight still redials now and then, as a
+// connection goes back to the pool just after the next call wanted one),
+// buffers that hold a whole request (a prompt is ~5 KB: with Go's 4 KB
+// buffer every completion request took two write calls) and no redirects:
+// a redirect is not part of either contract, and following one could send
+// the key elsewhere (the 3xx is reported as a bad response).
 func HTTPClient() *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
 			Proxy:                  http.ProxyFromEnvironment,
 			DialContext:            (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 			TLSHandshakeTimeout:    3 * time.Second,
-			MaxIdleConns:           64,
-			MaxIdleConnsPerHost:    32,
+			MaxIdleConns:           512,
+			MaxIdleConnsPerHost:    256,
 			IdleConnTimeout:        90 * time.Second,
 			MaxResponseHeaderBytes: 64 << 10,
+			WriteBufferSize:        32 << 10,
+			ReadBufferSize:         32 << 10,
 			ForceAttemptHTTP2:      true,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
