@@ -74,7 +74,7 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 		MediumScore:      g.cfg.Answer.MediumScore,
 		SupportThreshold: g.cfg.Answer.SupportThreshold,
 		MinSupported:     g.cfg.Answer.MinSupported,
-		DedupeKey:        dedupe.Key(protocol.EventNoAnswer, t.question, eff, nil),
+		NoAnswerKey:      func() string { return dedupe.Key(protocol.EventNoAnswer, t.question, eff, nil) },
 		WriteTools:       g.servedWriteTools(c.decision.WriteTools),
 		FeedbackEndpoint: g.feedbackEndpointFor(c.rec.Endpoint),
 	}

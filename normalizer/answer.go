@@ -58,6 +58,9 @@ type AnswerOptions struct {
 	// DedupeKey is the precomputed §8.1 key (dedupe.Key) of the no-answer
 	// actions.
 	DedupeKey string
+	// NoAnswerKey, when DedupeKey is empty, computes that key: only a
+	// no-answer shows it, so an answered call does not pay for it.
+	NoAnswerKey func() string
 	// WriteTools are the write tools the decision allows; an action is
 	// enabled iff its tool is here.
 	WriteTools []string
@@ -214,6 +217,10 @@ func noAnswer(reason string, chunks []ragflow.Chunk, inScope []bool, o AnswerOpt
 	if chunks != nil {
 		related = ragRelatedPages(chunks, inScope, nil)
 	}
+	key := o.DedupeKey
+	if key == "" && o.NoAnswerKey != nil {
+		key = o.NoAnswerKey()
+	}
 	return protocol.AnswerResult{
 		Citations:  []protocol.Citation{},
 		Confidence: protocol.ConfidenceLow,
@@ -225,8 +232,8 @@ func noAnswer(reason string, chunks []ragflow.Chunk, inScope []bool, o AnswerOpt
 		},
 		RelatedPages: related,
 		Actions: []protocol.Action{
-			{Type: protocol.ActionCreateFeedback, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateFeedback), DedupeKey: o.DedupeKey, Endpoint: o.FeedbackEndpoint},
-			{Type: protocol.ActionCreateImprovementTask, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateImprovementTask), DedupeKey: o.DedupeKey},
+			{Type: protocol.ActionCreateFeedback, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateFeedback), DedupeKey: key, Endpoint: o.FeedbackEndpoint},
+			{Type: protocol.ActionCreateImprovementTask, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateImprovementTask), DedupeKey: key},
 		},
 	}
 }
