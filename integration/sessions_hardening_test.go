@@ -70,7 +70,11 @@ func startTappedGate(t *testing.T, sessions string) (*gate, *ragflowTap) {
 	tap, tapURL := newRAGFlowTap(t)
 	// Without the policy's rate limits: these tests are about the session
 	// store's own budgets, which take thousands of creates to reach.
-	g := startGate(t, gateOptions{ragflowURL: tapURL, policyDir: unlimitedPolicy(t), extraOptions: "sessions {\n" + sessions + "\n}"})
+	// A long RAGFlow timeout: a function run during a completion (filling
+	// the store with hundreds of sessions) holds the answer back, and under
+	// the race detector on a loaded machine that takes more than the
+	// harness's default 3s.
+	g := startGate(t, gateOptions{ragflowURL: tapURL, policyDir: unlimitedPolicy(t), ragflowExtra: "timeout 60s", extraOptions: "sessions {\n" + sessions + "\n}"})
 	u, _ := url.Parse(g.ragURL)
 	tap.upstream.Store(u)
 	return g, tap
