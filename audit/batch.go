@@ -45,7 +45,7 @@ type BatchOptions struct {
 // writers wait for room up to MaxWait (back-pressure on the calls being
 // audited) and only then give the line up, counted in Lost and reported to
 // OnLoss. Under a ChainWriter a lost line leaves a gap in the chain, so
-// `wikigate audit verify` shows it too. Close and Sync write everything
+// `wikigate audit verify` shows it too. Close and Flush write everything
 // pending.
 type BatchWriter struct {
 	w   io.Writer

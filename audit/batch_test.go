@@ -161,3 +161,29 @@ func TestChainFileUnderConcurrency(t *testing.T) {
 		t.Fatalf("verify: %d records, problems %v, %d streams; want 2000, none, 1", rep.Records, rep.Problems, len(rep.Heads))
 	}
 }
+
+// A record given up leaves a gap that verify reports: the loss is visible
+// in the file itself, not only in the counter.
+func TestLostRecordIsAGapVerifyReports(t *testing.T) {
+	disk := &gatedWriter{open: make(chan struct{})}
+	b := NewBatchWriter(disk, BatchOptions{FlushDelay: time.Millisecond, FlushSize: 1, MaxPending: 1, MaxWait: 10 * time.Millisecond})
+	chain := NewChainWriter(b, "s1", "")
+	line := func(i int) []byte { return []byte(fmt.Sprintf(`{"n":%d}`+"\n", i)) }
+	chain.Write(line(1))
+	waitUntil(t, "the disk to be busy", b.drained)
+	chain.Write(line(2)) // fills the buffer
+	if _, err := chain.Write(line(3)); err == nil {
+		t.Fatal("record 3 was not given up")
+	}
+	close(disk.open)
+	chain.Write(line(4))
+	b.Close()
+	got, _ := disk.snapshot()
+	rep, err := Verify(Input{Name: "audit.log", R: strings.NewReader(got)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Records != 3 || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Msg, "seq 3 is missing") {
+		t.Fatalf("verify of a log that lost record 3: %d records, problems %v", rep.Records, rep.Problems)
+	}
+}
