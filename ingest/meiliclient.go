@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -43,17 +42,6 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("meilisearch %d %s: %s", e.Status, e.Code, e.Message)
 }
 
-func (c *MeiliClient) retries() (int, time.Duration) {
-	n, b := c.Retries, c.Backoff
-	if n <= 0 {
-		n = 4
-	}
-	if b <= 0 {
-		b = 200 * time.Millisecond
-	}
-	return n, b
-}
-
 // do sends one request, retrying what may succeed later, and decodes a 2xx
 // answer into out.
 func (c *MeiliClient) do(ctx context.Context, method, path string, body, out any) error {
@@ -64,24 +52,17 @@ func (c *MeiliClient) do(ctx context.Context, method, path string, body, out any
 			return err
 		}
 	}
-	tries, wait := c.retries()
+	tries, wait := retrySettings(c.Retries, c.Backoff)
 	return withRetries(ctx, tries, wait, method+" "+path,
 		func() (time.Duration, error) { return c.once(ctx, method, path, payload, out) }, retryable)
 }
 
-// transportError marks a failure before any HTTP status: worth retrying.
-type transportError struct{ err error }
-
-func (e transportError) Error() string { return e.err.Error() }
-func (e transportError) Unwrap() error { return e.err }
-
 func retryable(err error) bool {
 	var api *APIError
 	if errors.As(err, &api) {
-		return api.Status == http.StatusTooManyRequests || api.Status >= 500
+		return retryableStatus(api.Status)
 	}
-	var te transportError
-	return errors.As(err, &te)
+	return isTransport(err)
 }
 
 func (c *MeiliClient) once(ctx context.Context, method, path string, payload []byte, out any) (time.Duration, error) {
@@ -95,34 +76,21 @@ func (c *MeiliClient) once(ctx context.Context, method, path string, payload []b
 	if c.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Key)
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
-	resp, err := hc.Do(req)
+	ans, err := exchange(ctx, c.HTTP, 30*time.Second, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
+		return 0, err
+	}
+	if ans.status/100 != 2 {
+		api := &APIError{Status: ans.status}
+		if json.Unmarshal(ans.body, api) != nil || api.Message == "" {
+			api.Message = strings.TrimSpace(string(ans.body))
 		}
-		return 0, transportError{err}
+		return ans.retryAfter, api
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return 0, transportError{err}
-	}
-	if resp.StatusCode/100 != 2 {
-		api := &APIError{Status: resp.StatusCode}
-		if json.Unmarshal(raw, api) != nil || api.Message == "" {
-			api.Message = strings.TrimSpace(string(raw))
-		}
-		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-		return time.Duration(secs) * time.Second, api
-	}
-	if out == nil || len(raw) == 0 {
+	if out == nil || len(ans.body) == 0 {
 		return 0, nil
 	}
-	return 0, json.Unmarshal(raw, out)
+	return 0, json.Unmarshal(ans.body, out)
 }
 
 // taskRef is the summarized task of a 202 answer.

@@ -10,7 +10,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -66,13 +65,7 @@ type uploadFile struct{ name, content string }
 
 // call sends req (retrying what may succeed later) and decodes data into out.
 func (c *RAGFlowClient) call(ctx context.Context, req request, out any) error {
-	tries, wait := c.Retries, c.Backoff
-	if tries <= 0 {
-		tries = 4
-	}
-	if wait <= 0 {
-		wait = 200 * time.Millisecond
-	}
+	tries, wait := retrySettings(c.Retries, c.Backoff)
 	var env envelope
 	err := withRetries(ctx, tries, wait, req.method+" "+req.path, func() (time.Duration, error) {
 		env = envelope{}
@@ -93,10 +86,9 @@ func (c *RAGFlowClient) call(ctx context.Context, req request, out any) error {
 func ragflowRetryable(err error) bool {
 	var e *RAGFlowError
 	if errors.As(err, &e) {
-		return e.Code == 0 && (e.Status == http.StatusTooManyRequests || e.Status >= 500)
+		return e.Code == 0 && retryableStatus(e.Status)
 	}
-	var te transportError
-	return errors.As(err, &te)
+	return isTransport(err)
 }
 
 func (c *RAGFlowClient) once(ctx context.Context, req request, env *envelope) (time.Duration, error) {
@@ -116,28 +108,15 @@ func (c *RAGFlowClient) once(ctx context.Context, req request, env *envelope) (t
 		hr.Header.Set("Content-Type", contentType)
 	}
 	hr.Header.Set("Authorization", "Bearer "+c.Key)
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second}
-	}
-	resp, err := hc.Do(hr)
+	ans, err := exchange(ctx, c.HTTP, 60*time.Second, hr)
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		return 0, transportError{err}
+		return 0, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return 0, transportError{err}
+	if ans.status != http.StatusOK {
+		return ans.retryAfter, &RAGFlowError{Status: ans.status, Message: snippet(ans.body)}
 	}
-	if resp.StatusCode != http.StatusOK {
-		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-		return time.Duration(secs) * time.Second, &RAGFlowError{Status: resp.StatusCode, Message: snippet(raw)}
-	}
-	if err := json.Unmarshal(raw, env); err != nil {
-		return 0, &RAGFlowError{Status: resp.StatusCode, Message: "not a RAGFlow envelope: " + snippet(raw)}
+	if err := json.Unmarshal(ans.body, env); err != nil {
+		return 0, &RAGFlowError{Status: ans.status, Message: "not a RAGFlow envelope: " + snippet(ans.body)}
 	}
 	return 0, nil
 }

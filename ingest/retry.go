@@ -30,3 +30,15 @@ func withRetries(ctx context.Context, tries int, wait time.Duration, what string
 	}
 	return fmt.Errorf("%s: giving up after %d attempts: %w", what, tries+1, last)
 }
+
+// retrySettings fills in both clients' defaults: 4 retries, the first
+// after 200ms.
+func retrySettings(tries int, wait time.Duration) (int, time.Duration) {
+	if tries <= 0 {
+		tries = 4
+	}
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	return tries, wait
+}
