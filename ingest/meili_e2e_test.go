@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wikigate/wikigate/devbackends/devmeili"
 	"github.com/wikigate/wikigate/ingest"
 )
 
@@ -32,14 +30,7 @@ func copyTree(t *testing.T) string {
 
 func runMeili(t *testing.T, url, src string, dry bool) *ingest.Report {
 	t.Helper()
-	m, err := ingest.LoadMapping(filepath.Join("testdata", "mapping.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, fails, err := ingest.ReadTree(src, m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, pages, fails := readTestTree(t, src)
 	s := &ingest.MeiliSync{Client: &ingest.MeiliClient{URL: url, Key: testMasterKey, PollEvery: time.Millisecond},
 		Index: "ingest_test", Projects: m.ProjectIDs(), BatchSize: 2, DryRun: dry, Languages: m.Languages}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -75,7 +66,8 @@ func search(t *testing.T, url, q string) []map[string]any {
 	return out.Hits
 }
 
-func getStatus(t *testing.T, url string) int {
+// meiliGet sends GET url to the dev Meilisearch with the master key.
+func meiliGet(t *testing.T, url string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Authorization", "Bearer "+testMasterKey)
@@ -83,18 +75,19 @@ func getStatus(t *testing.T, url string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp
+}
+
+func getStatus(t *testing.T, url string) int {
+	t.Helper()
+	resp := meiliGet(t, url)
 	resp.Body.Close()
 	return resp.StatusCode
 }
 
 func getJSON(t *testing.T, url string, out any) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+testMasterKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := meiliGet(t, url)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(out) != nil {
 		t.Fatalf("GET %s: %d", url, resp.StatusCode)
@@ -111,12 +104,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestMeiliIngestIsIncrementalEndToEnd(t *testing.T) {
-	dev, err := devmeili.New(devmeili.Config{MasterKey: testMasterKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(dev)
-	defer srv.Close()
+	srv := devMeili(t)
 	src := copyTree(t)
 
 	if dry := runMeili(t, srv.URL, src, true); len(dry.Added) != 5 || dry.Changes() != 5 {
@@ -146,10 +134,7 @@ func TestMeiliIngestIsIncrementalEndToEnd(t *testing.T) {
 		t.Fatalf("second run changed something: %+v", second)
 	}
 
-	page := filepath.Join(src, "docs", "operations", "runbook.md")
-	if err := os.WriteFile(page, []byte("# On-call runbook\n\nEscalate to the zeppelin desk after ten minutes.\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editRunbook(t, src)
 	edited := runMeili(t, srv.URL, src, false)
 	if !reflect.DeepEqual(edited.Changed, []string{"publish/operations/runbook.md (main)"}) || edited.Changes() != 1 {
 		t.Fatalf("after one edit: %+v", edited)
@@ -178,19 +163,10 @@ func TestMeiliIngestIsIncrementalEndToEnd(t *testing.T) {
 // Meilisearch starts with samplewiki/site as ingest reads it, hashes
 // included, so loading that tree into it changes nothing.
 func TestIngestOfTheSampleTreeFindsTheDevMeilisearchUpToDate(t *testing.T) {
-	dev, err := devmeili.New(devmeili.Config{MasterKey: testMasterKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(dev)
-	defer srv.Close()
-	m, err := ingest.LoadMapping(filepath.Join("..", "samplewiki", "wiki-map.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, fails, err := ingest.ReadTree(filepath.Join("..", "samplewiki", "site"), m)
-	if err != nil || len(fails) != 0 {
-		t.Fatalf("failures %v, err %v", fails, err)
+	srv := devMeili(t)
+	m, pages, fails := readSampleTree(t)
+	if len(fails) != 0 {
+		t.Fatalf("failures %v", fails)
 	}
 	s := &ingest.MeiliSync{Client: &ingest.MeiliClient{URL: srv.URL, Key: testMasterKey, PollEvery: time.Millisecond},
 		Index: "wiki_pages", Projects: m.ProjectIDs()}
@@ -201,20 +177,11 @@ func TestIngestOfTheSampleTreeFindsTheDevMeilisearchUpToDate(t *testing.T) {
 }
 
 func TestMeiliRebuildSwapsInAFullIndex(t *testing.T) {
-	dev, err := devmeili.New(devmeili.Config{MasterKey: testMasterKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(dev)
-	defer srv.Close()
+	srv := devMeili(t)
 	src := copyTree(t)
 	runMeili(t, srv.URL, src, false)
-	page := filepath.Join(src, "docs", "operations", "runbook.md")
-	if err := os.WriteFile(page, []byte("# On-call runbook\n\nEscalate to the zeppelin desk after ten minutes.\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m, _ := ingest.LoadMapping(filepath.Join("testdata", "mapping.yaml"))
-	pages, _, _ := ingest.ReadTree(src, m)
+	editRunbook(t, src)
+	m, pages, _ := readTestTree(t, src)
 	s := &ingest.MeiliSync{Client: &ingest.MeiliClient{URL: srv.URL, Key: testMasterKey, PollEvery: time.Millisecond},
 		Index: "ingest_test", Projects: m.ProjectIDs(), Rebuild: true}
 	rep, err := s.Run(context.Background(), pages, nil)

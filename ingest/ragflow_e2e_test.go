@@ -36,14 +36,7 @@ func emptyRAGFlow(t *testing.T) *httptest.Server {
 
 func runRAGFlow(t *testing.T, url, src string, dry bool) (*ingest.Report, *ingest.Catalog) {
 	t.Helper()
-	m, err := ingest.LoadMapping(filepath.Join("testdata", "mapping.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, fails, err := ingest.ReadTree(src, m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, pages, fails := readTestTree(t, src)
 	s := &ingest.RAGFlowSync{Client: &ingest.RAGFlowClient{URL: url, Key: testRAGFlowKey, PollEvery: time.Millisecond},
 		Mapping: m, Concurrency: 2, DryRun: dry}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -100,10 +93,7 @@ func TestRAGFlowIngestIsIncrementalEndToEnd(t *testing.T) {
 	if second, _ := runRAGFlow(t, srv.URL, src, false); second.Changes() != 0 || second.Unchanged != 5 || second.CreatedDatasets != nil {
 		t.Fatalf("second run changed something: %+v", second)
 	}
-	page := filepath.Join(src, "docs", "operations", "runbook.md")
-	if err := os.WriteFile(page, []byte("# On-call runbook\n\nEscalate to the zeppelin desk after ten minutes.\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editRunbook(t, src)
 	edited, cat := runRAGFlow(t, srv.URL, src, false)
 	if !reflect.DeepEqual(edited.Changed, []string{"publish/operations/runbook.md (main)"}) || edited.Changes() != 1 {
 		t.Fatalf("after one edit: %+v", edited)
@@ -138,13 +128,9 @@ func TestIngestOfTheSampleTreeFindsTheDevBackendsUpToDate(t *testing.T) {
 	}
 	srv := httptest.NewServer(dev)
 	defer srv.Close()
-	m, err := ingest.LoadMapping(filepath.Join("..", "samplewiki", "wiki-map.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, fails, err := ingest.ReadTree(filepath.Join("..", "samplewiki", "site"), m)
-	if err != nil || len(fails) != 0 || len(pages) != 37 {
-		t.Fatalf("%d pages, failures %v, err %v", len(pages), fails, err)
+	m, pages, fails := readSampleTree(t)
+	if len(fails) != 0 || len(pages) != 37 {
+		t.Fatalf("%d pages, failures %v", len(pages), fails)
 	}
 	s := &ingest.RAGFlowSync{Client: &ingest.RAGFlowClient{URL: srv.URL, Key: testRAGFlowKey}, Mapping: m}
 	rep, cat, err := s.Run(context.Background(), pages, nil)
@@ -213,8 +199,7 @@ func TestRAGFlowRerunFinishesAnInterruptedRun(t *testing.T) {
 	_, cat := runRAGFlow(t, srv.URL, src, false)
 	opsMain := cat.Datasets["kunora-ops"]["main"]["approved"][0]
 	var runbook *ingest.Page
-	m, _ := ingest.LoadMapping(filepath.Join("testdata", "mapping.yaml"))
-	pages, _, _ := ingest.ReadTree(src, m)
+	_, pages, _ := readTestTree(t, src)
 	for i := range pages {
 		if pages[i].Path == "publish/operations/runbook.md" {
 			runbook = &pages[i]
