@@ -8,13 +8,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
+
+	"github.com/wikigate/wikigate/bench/internal/policycopy"
 )
 
 func main() {
@@ -24,7 +23,7 @@ func main() {
 	}
 	n, err := strconv.Atoi(os.Args[3])
 	if err == nil {
-		err = copyPolicy(os.Args[1], os.Args[2], n)
+		err = policycopy.Copy(os.Args[1], os.Args[2], func(data map[string]any) error { return raiseLimits(data, n) })
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "highlimits:", err)
@@ -32,47 +31,14 @@ func main() {
 	}
 }
 
-func copyPolicy(src, dst string, n int) error {
-	if err := os.MkdirAll(dst, 0o700); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || strings.HasSuffix(name, "_test.rego") || !(strings.HasSuffix(name, ".rego") || strings.HasSuffix(name, ".json")) {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(src, name))
-		if err != nil {
-			return err
-		}
-		if name == "data.json" {
-			if raw, err = raised(raw, n); err != nil {
-				return err
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dst, name), raw, 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// raised sets every number under data.limits to n.
-func raised(raw []byte, n int) ([]byte, error) {
-	var data map[string]any
-	if err := json.Unmarshal(raw, &data); err != nil {
-		return nil, fmt.Errorf("data.json: %w", err)
-	}
+// raiseLimits sets every number under data.limits to n.
+func raiseLimits(data map[string]any, n int) error {
 	limits, ok := data["limits"]
 	if !ok {
-		return nil, errors.New("data.json has no limits to raise")
+		return errors.New("data.json has no limits to raise")
 	}
 	data["limits"] = setNumbers(limits, n)
-	return json.Marshal(data)
+	return nil
 }
 
 func setNumbers(v any, n int) any {

@@ -7,11 +7,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
+
+	"github.com/wikigate/wikigate/bench/internal/policycopy"
 )
 
 func main() {
@@ -19,46 +18,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: unlimited <policy dir> <copy dir>")
 		os.Exit(2)
 	}
-	if err := copyPolicy(os.Args[1], os.Args[2]); err != nil {
+	if err := policycopy.Copy(os.Args[1], os.Args[2], withoutLimits); err != nil {
 		fmt.Fprintln(os.Stderr, "unlimited:", err)
 		os.Exit(1)
 	}
 }
 
-func copyPolicy(src, dst string) error {
-	if err := os.MkdirAll(dst, 0o700); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || strings.HasSuffix(name, "_test.rego") || !(strings.HasSuffix(name, ".rego") || strings.HasSuffix(name, ".json")) {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(src, name))
-		if err != nil {
-			return err
-		}
-		if name == "data.json" {
-			if raw, err = withoutLimits(raw); err != nil {
-				return err
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dst, name), raw, 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func withoutLimits(raw []byte) ([]byte, error) {
-	var data map[string]any
-	if err := json.Unmarshal(raw, &data); err != nil {
-		return nil, fmt.Errorf("data.json: %w", err)
-	}
+func withoutLimits(data map[string]any) error {
 	delete(data, "limits")
-	return json.Marshal(data)
+	return nil
 }
