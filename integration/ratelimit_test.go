@@ -1,29 +1,49 @@
 package integration
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// limitedPolicy is the team's policy with every agent's search limited to
-// n a minute and anonymous readers' search to n a minute per address.
-func limitedPolicy(t *testing.T, n string) string {
+// policyWithData is the team's policy (a copy without its tests) with edit
+// applied to data.json's top-level object.
+func policyWithData(t *testing.T, edit func(data map[string]any)) string {
 	t.Helper()
 	dir := copyDir(t, "../rego")
-	path := filepath.Join(dir, "data.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.Replace(string(raw), `"agents": {"search": 1200`, `"agents": {"search": `+n, 1)
-	s = strings.Replace(s, `"anonymous": {"search": 120`, `"anonymous": {"search": `+n, 1)
-	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editJSON(t, filepath.Join(dir, "data.json"), func(v any) any {
+		data, ok := v.(map[string]any)
+		if !ok {
+			t.Fatal("rego/data.json is not an object")
+		}
+		edit(data)
+		return data
+	})
 	return dir
+}
+
+// limitGroup is data.limits[window][group] (as limits.per_minute.agents),
+// failing the test when the shipped policy has no such budgets: a test
+// that edits them would otherwise run on limits it did not set.
+func limitGroup(t *testing.T, data map[string]any, window, group string) map[string]any {
+	t.Helper()
+	limits, _ := data["limits"].(map[string]any)
+	byGroup, _ := limits[window].(map[string]any)
+	g, ok := byGroup[group].(map[string]any)
+	if !ok {
+		t.Fatalf("rego/data.json has no limits.%s.%s", window, group)
+	}
+	return g
+}
+
+// limitedPolicy is the team's policy with every agent's search limited to
+// n a minute and anonymous readers' search to n a minute per address.
+func limitedPolicy(t *testing.T, n int) string {
+	t.Helper()
+	return policyWithData(t, func(data map[string]any) {
+		limitGroup(t, data, "per_minute", "agents")["search"] = n
+		limitGroup(t, data, "per_minute", "anonymous")["search"] = n
+	})
 }
 
 // unlimitedPolicy is the team's policy without its rate limits, for tests
@@ -31,28 +51,13 @@ func limitedPolicy(t *testing.T, n string) string {
 // calls from one address within a minute.
 func unlimitedPolicy(t *testing.T) string {
 	t.Helper()
-	dir := copyDir(t, "../rego")
-	path := filepath.Join(dir, "data.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data map[string]any
-	if err := json.Unmarshal(raw, &data); err != nil {
-		t.Fatal(err)
-	}
-	delete(data, "limits")
-	out, _ := json.Marshal(data)
-	if err := os.WriteFile(path, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return policyWithData(t, func(data map[string]any) { delete(data, "limits") })
 }
 
 // The N+1th call within the minute is 429 with Retry-After and the
 // RateLimit headers, and reaches no backend.
 func TestRateLimitPerCaller(t *testing.T) {
-	g := startGate(t, gateOptions{policyDir: limitedPolicy(t, "3")})
+	g := startGate(t, gateOptions{policyDir: limitedPolicy(t, 3)})
 	auth := bearer(agentToken(t, "kunora-coding-agent"))
 	body := `{"question":"agent memory","limit":5}`
 	for i := range 3 {
@@ -81,7 +86,7 @@ func TestRateLimitPerCaller(t *testing.T) {
 
 // Anonymous readers behind a trusted proxy get a budget per address.
 func TestRateLimitAnonymousPerAddress(t *testing.T) {
-	g := startGate(t, gateOptions{policyDir: limitedPolicy(t, "2"),
+	g := startGate(t, gateOptions{policyDir: limitedPolicy(t, 2),
 		globalExtra: "servers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}"})
 	from := func(addr string) map[string]string { return map[string]string{"X-Forwarded-For": addr} }
 	body := `{"question":"agent memory"}`

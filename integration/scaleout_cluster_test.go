@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -169,31 +168,12 @@ http://:%d {
 // hundreds of reports from one agent within the minute).
 func scaleoutPolicy(t *testing.T) string {
 	t.Helper()
-	dir := copyDir(t, "../rego")
-	path := filepath.Join(dir, "data.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data struct {
-		Limits struct {
-			PerMinute map[string]map[string]any `json:"per_minute"`
-			PerHour   map[string]map[string]any `json:"per_hour"`
-		} `json:"limits"`
-	}
-	var all map[string]any
-	if json.Unmarshal(raw, &data) != nil || json.Unmarshal(raw, &all) != nil || data.Limits.PerMinute["agents"] == nil || data.Limits.PerHour["feedback"] == nil {
-		t.Fatal("rego/data.json has no limits.per_minute.agents or limits.per_hour.feedback")
-	}
-	data.Limits.PerMinute["agents"]["search"] = 10
-	data.Limits.PerMinute["agents"]["create_feedback"] = 1_000_000
-	data.Limits.PerHour["feedback"]["agents"] = 1_000_000
-	all["limits"] = data.Limits
-	out, _ := json.Marshal(all)
-	if err := os.WriteFile(path, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return policyWithData(t, func(data map[string]any) {
+		agents := limitGroup(t, data, "per_minute", "agents")
+		agents["search"] = 10
+		agents["create_feedback"] = 1_000_000
+		limitGroup(t, data, "per_hour", "feedback")["agents"] = 1_000_000
+	})
 }
 
 // The balancer Caddyfile README "Running several gates" shows adapts, and

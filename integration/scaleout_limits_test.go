@@ -1,9 +1,6 @@
 package integration
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,25 +11,13 @@ import (
 // callers' sessions out of max_memory. The shipped policy sets the budget;
 // this test runs it at 2 an hour.
 func TestAgentSessionsHaveAnHourlyBudget(t *testing.T) {
-	dir := copyDir(t, "../rego")
-	path := filepath.Join(dir, "data.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var data map[string]any
-	if err := json.Unmarshal(raw, &data); err != nil {
-		t.Fatal(err)
-	}
-	sessions, _ := data["limits"].(map[string]any)["per_hour"].(map[string]any)["sessions"].(map[string]any)
-	if _, ok := sessions["agents"]; !ok {
-		t.Fatalf("the shipped policy gives agents no sessions budget: %v", sessions)
-	}
-	sessions["agents"] = 2
-	out, _ := json.Marshal(data)
-	if err := os.WriteFile(path, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := policyWithData(t, func(data map[string]any) {
+		sessions := limitGroup(t, data, "per_hour", "sessions")
+		if _, ok := sessions["agents"]; !ok {
+			t.Fatalf("the shipped policy gives agents no sessions budget: %v", sessions)
+		}
+		sessions["agents"] = 2
+	})
 
 	g := startGate(t, gateOptions{policyDir: dir})
 	coding := bearer(agentToken(t, "kunora-coding-agent"))
