@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -63,4 +64,15 @@ func devMeili(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(dev)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// send sends req with key as its bearer token, as the gate and ingest do.
+func send(t *testing.T, req *http.Request, key string) *http.Response {
+	t.Helper()
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }

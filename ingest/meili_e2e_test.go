@@ -51,11 +51,7 @@ func search(t *testing.T, url, q string) []map[string]any {
 	body, _ := json.Marshal(map[string]any{"q": q, "filter": `project IN ["kunora-kgent", "kunora-ops"]`})
 	req, _ := http.NewRequest(http.MethodPost, url+"/indexes/ingest_test/search", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+testMasterKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := send(t, req, testMasterKey)
 	defer resp.Body.Close()
 	var out struct {
 		Hits []map[string]any `json:"hits"`
@@ -70,12 +66,7 @@ func search(t *testing.T, url, q string) []map[string]any {
 func meiliGet(t *testing.T, url string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+testMasterKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return send(t, req, testMasterKey)
 }
 
 func getStatus(t *testing.T, url string) int {

@@ -156,11 +156,7 @@ func TestIngestOfTheSampleTreeFindsTheDevBackendsUpToDate(t *testing.T) {
 // returns the envelope's data.
 func ragflowCall(t *testing.T, req *http.Request) json.RawMessage {
 	t.Helper()
-	req.Header.Set("Authorization", "Bearer "+testRAGFlowKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := send(t, req, testRAGFlowKey)
 	defer resp.Body.Close()
 	var env struct {
 		Code int             `json:"code"`
