@@ -165,7 +165,12 @@ http://:%d {
 		%s
 	}
 }
-http://:%d {
+` + devBackendSites
+
+// devBackendSites are the development Meilisearch (port, master key) and
+// RAGFlow (port, API key) on loopback, ending every test Caddyfile that
+// serves them from the test process.
+const devBackendSites = `http://:%d {
 	bind 127.0.0.1
 	wikigate_dev_meilisearch {
 		master_key %s

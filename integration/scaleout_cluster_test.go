@@ -87,19 +87,7 @@ http://:%d {
 		health_interval 2s
 	}
 }
-http://:%d {
-	bind 127.0.0.1
-	wikigate_dev_meilisearch {
-		master_key %s
-	}
-}
-http://:%d {
-	bind 127.0.0.1
-	wikigate_dev_ragflow {
-		api_key %s
-	}
-}
-`
+` + devBackendSites
 
 // scaleoutGateTemplate is one gate of README "Running several gates":
 // sessions in Redis (which also holds the shared rate limits), feedback in
