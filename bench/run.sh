@@ -58,14 +58,12 @@ for v in BENCH_DURATION BENCH_WARMUP BENCH_REPEATS BENCH_MICRO BENCH_BENCHTIME B
 	if [[ -n ${!v:-} ]]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 
-die() {
-	echo "bench: FAILED: $*" >&2
-	exit 1
-}
+BENCH_NAME=bench
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 
 # --- processes we start, stopped on exit (by pid only) -----------------------
 
-PIDS=()
 cleanup() {
 	for pid in "${PIDS[@]}"; do
 		kill "$pid" 2>/dev/null || true
@@ -75,28 +73,6 @@ cleanup() {
 	done
 }
 trap cleanup EXIT
-
-start() { # start NAME COMMAND... : runs COMMAND in the background, logging to $OUT/NAME.out
-	local name=$1
-	shift
-	"$@" >"$OUT/$name.out" 2>&1 &
-	PIDS+=("$!")
-	eval "${name}_PID=$!"
-}
-
-wait_http() { # wait_http URL: until URL answers at all (any status), at most 30s
-	for _ in $(seq 1 150); do
-		if curl -s -o /dev/null --max-time 1 "$1"; then return 0; fi
-		sleep 0.2
-	done
-	die "nothing answers at $1 after 30s (see $OUT/*.out)"
-}
-
-port_free() {
-	if (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; then
-		die "$1 is already in use; stop whatever listens there"
-	fi
-}
 
 # --- tools --------------------------------------------------------------------
 
@@ -127,13 +103,8 @@ timeout 300 go build -o "$OUT/standin" ./bench/standin
 
 # --- the processes --------------------------------------------------------------
 
-random_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
-export BENCH_OUT=$OUT BENCH_STANDIN=$STANDIN BENCH_RAGFLOW=$RAGFLOW
+export_bench_env
 if [[ $PROFILE == 1 ]]; then export BENCH_ADMIN=$ADMIN; fi
-export WIKIGATE_DEV_JWT_SECRET="bench-$(random_hex 32)"
-export WIKIGATE_MEILI_KEY="bench-meili-key"
-WIKIGATE_RAGFLOW_KEY="ragflow-bench$(random_hex 16)"
-export WIKIGATE_RAGFLOW_KEY WIKIGATE_RAGFLOW_DEV_KEY=$WIKIGATE_RAGFLOW_KEY
 
 # The team's policy without its rate limits (one agent sends thousands of
 # calls a second here; the shipped limits would make the run measure 429s).
@@ -203,8 +174,6 @@ wrk_run() {
 		wrk -t"$threads" -c"$1" -d"$2" --timeout 5s -s bench/report.lua "http://$3$4" |
 		grep '^BENCH ' || die "wrk produced no summary for http://$3$4"
 }
-
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
 declare -A R # R[run,conns,repeat,metric]; medians in R[run,conns,metric]
 FAILED=()

@@ -36,14 +36,12 @@ for v in BENCH_DURATION BENCH_WARMUP; do
 	if [[ -n ${!v:-} ]]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 
-die() {
-	echo "stores: FAILED: $*" >&2
-	exit 1
-}
+BENCH_NAME=stores
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 
 # --- processes we start, stopped on exit (by pid only, newest first) --------
 
-PIDS=()
 PGDIR=""
 cleanup() {
 	local i pid
@@ -61,28 +59,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start() { # start NAME COMMAND...: in the background, logging to $OUT/NAME.out
-	local name=$1
-	shift
-	"$@" >"$OUT/$name.out" 2>&1 &
-	PIDS+=("$!")
-	eval "${name}_PID=$!"
-}
-
-wait_http() { # wait_http URL: until URL answers at all, at most 30s
-	for _ in $(seq 1 150); do
-		if curl -s -o /dev/null --max-time 1 "$1"; then return 0; fi
-		sleep 0.2
-	done
-	die "nothing answers at $1 after 30s (see $OUT/*.out)"
-}
-
-port_free() {
-	if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
-		die "127.0.0.1:$1 is already in use; stop whatever listens there"
-	fi
-}
-
 for tool in go curl awk timeout wrk redis-server redis-cli; do
 	command -v "$tool" >/dev/null || die "$tool is required (Debian: wrk redis-server postgresql)"
 done
@@ -91,20 +67,15 @@ PGBIN=$(dirname "$(command -v initdb 2>/dev/null || ls /usr/lib/postgresql/*/bin
 
 mkdir -p "$OUT"
 rm -f "$OUT"/*.log "$OUT"/*.out "$OUT"/*.txt "$OUT"/*.db "$OUT"/*.Caddyfile
-for port in ${EMB##*:} ${SHR##*:} ${EMB_L##*:} ${SHR_L##*:} ${STANDIN##*:} ${RAGFLOW##*:} $REDIS_PORT $PG_PORT; do
-	port_free "$port"
+for addr in $EMB $SHR $EMB_L $SHR_L $STANDIN $RAGFLOW 127.0.0.1:$REDIS_PORT 127.0.0.1:$PG_PORT; do
+	port_free "$addr"
 done
 
 echo "stores: building"
 timeout 600 go build -o "$OUT/wikigate" ./cmd/wikigate
 timeout 300 go build -o "$OUT/standin" ./bench/standin
 
-random_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
-export BENCH_OUT=$OUT BENCH_STANDIN=$STANDIN BENCH_RAGFLOW=$RAGFLOW
-export WIKIGATE_DEV_JWT_SECRET="bench-$(random_hex 32)"
-export WIKIGATE_MEILI_KEY="bench-meili-key"
-WIKIGATE_RAGFLOW_KEY="ragflow-bench$(random_hex 16)"
-export WIKIGATE_RAGFLOW_KEY WIKIGATE_RAGFLOW_DEV_KEY=$WIKIGATE_RAGFLOW_KEY
+export_bench_env
 
 # The team's policy without limits, and with every limit at 10^9 a window:
 # L counts what checking the budgets costs on calls that stay under them.
@@ -260,8 +231,6 @@ wrk_run() {
 		wrk -t"$threads" -c"$1" -d"$2" --timeout 5s -s bench/report.lua "$3" |
 		grep '^BENCH ' || die "wrk produced no summary for $3"
 }
-
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
 declare -A R # R[run,store,conns,metric]
 FAILED=()

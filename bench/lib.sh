@@ -1,0 +1,49 @@
+# bench/lib.sh: the shell functions bench/run.sh and bench/stores.sh share,
+# sourced by both after they set BENCH_NAME (the prefix of die's message)
+# and OUT (where start logs). Each script keeps its own cleanup: run.sh
+# stops its processes together, stores.sh one by one, newest first, so that
+# PostgreSQL outlives the gates that use it.
+# shellcheck shell=bash
+
+die() {
+	echo "$BENCH_NAME: FAILED: $*" >&2
+	exit 1
+}
+
+PIDS=()
+start() { # start NAME COMMAND...: in the background, logging to $OUT/NAME.out; NAME_PID holds its pid
+	local name=$1
+	shift
+	"$@" >"$OUT/$name.out" 2>&1 &
+	PIDS+=("$!")
+	eval "${name}_PID=$!"
+}
+
+wait_http() { # wait_http URL: until URL answers at all (any status), at most 30s
+	for _ in $(seq 1 150); do
+		if curl -s -o /dev/null --max-time 1 "$1"; then return 0; fi
+		sleep 0.2
+	done
+	die "nothing answers at $1 after 30s (see $OUT/*.out)"
+}
+
+port_free() { # port_free HOST:PORT: dies if something listens there
+	if (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; then
+		die "$1 is already in use; stop whatever listens there"
+	fi
+}
+
+random_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
+
+# export_bench_env: what bench/Caddyfile, bench/devbackends.Caddyfile and
+# the gates read: where the stand-in and the development RAGFlow listen,
+# and fresh secrets for this run (the agent JWT secret, the backends' keys).
+export_bench_env() {
+	export BENCH_OUT=$OUT BENCH_STANDIN=$STANDIN BENCH_RAGFLOW=$RAGFLOW
+	export WIKIGATE_DEV_JWT_SECRET="bench-$(random_hex 32)"
+	export WIKIGATE_MEILI_KEY="bench-meili-key"
+	WIKIGATE_RAGFLOW_KEY="ragflow-bench$(random_hex 16)"
+	export WIKIGATE_RAGFLOW_KEY WIKIGATE_RAGFLOW_DEV_KEY=$WIKIGATE_RAGFLOW_KEY
+}
+
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; } # field NAME LINE: NAME=number in wrk's BENCH line
