@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	fastjson "github.com/goccy/go-json"
-
 	"github.com/wikigate/wikigate/backend"
 )
 
@@ -160,25 +158,6 @@ func (c *Client) bearer(filter string) (string, error) {
 	}
 	return MintTenantToken(c.cfg.TenantKey, c.cfg.TenantKeyUID, c.cfg.Index, filter,
 		now().Add(tenantTokenLifetime))
-}
-
-// decodeSearch decodes with goccy/go-json, a drop-in encoding/json that is
-// about 2.5x faster on search bodies: decoding them was the largest cost the
-// gate added to a search (bench/RESULTS.md).
-func decodeSearch(status int, body []byte) (*SearchResponse, error) {
-	var wire struct {
-		SearchResponse
-		Hits *[]Hit `json:"hits"`
-	}
-	if err := fastjson.Unmarshal(body, &wire); err != nil {
-		return nil, badResponse(status, "decoding search response: %v", err)
-	}
-	if wire.Hits == nil {
-		return nil, badResponse(status, "search response has no hits array")
-	}
-	resp := wire.SearchResponse
-	resp.Hits = *wire.Hits
-	return &resp, nil
 }
 
 // Health checks GET /health, which needs no key: nil only for 200

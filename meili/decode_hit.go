@@ -1,0 +1,217 @@
+package meili
+
+import "strconv"
+
+var (
+	hitFields = []string{"id", "path", "url", "title", "project", "version", "status",
+		"pathPrefixes", "headings", "content", "_formatted", "_rankingScore"}
+	formattedFields = []string{"content", "title"}
+)
+
+// hitValue reads one element of hits into h, over what h holds (null
+// leaves it as it is).
+func (s *scanner) hitValue(h *Hit) error {
+	return s.object(func(k []byte) error {
+		switch field(k, hitFields) {
+		case "id":
+			return s.documentID(&h.ID)
+		case "path":
+			return s.stringField(&h.Path)
+		case "url":
+			return s.stringField(&h.URL)
+		case "title":
+			return s.stringField(&h.Title)
+		case "project":
+			return s.stringField(&h.Project)
+		case "version":
+			return s.stringField(&h.Version)
+		case "status":
+			return s.stringField(&h.Status)
+		case "pathPrefixes":
+			return s.stringsField(&h.PathPrefixes)
+		case "headings":
+			return s.stringsField(&h.Headings)
+		case "content":
+			return s.stringField(&h.Content)
+		case "_formatted":
+			return s.formatted(&h.Formatted)
+		case "_rankingScore":
+			return s.floatField(&h.RankingScore)
+		}
+		return s.skip()
+	})
+}
+
+// formatted reads _formatted over what f holds.
+func (s *scanner) formatted(f *Formatted) error {
+	return s.object(func(k []byte) error {
+		switch field(k, formattedFields) {
+		case "content":
+			return s.formattedText(&f.Content)
+		case "title":
+			return s.formattedText(&f.Title)
+		}
+		return s.skip()
+	})
+}
+
+// object reads an object (null does nothing, another type is an error),
+// calling member with each key to read its value.
+func (s *scanner) object(member func(key []byte) error) error {
+	switch s.peek() {
+	case 'n':
+		if s.null() {
+			return nil
+		}
+		return errSyntax
+	case '{':
+	default:
+		return s.wrongType()
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	for more := s.first('}'); more; {
+		k, err := s.key()
+		if err != nil {
+			return err
+		}
+		if err := member(k); err != nil {
+			return err
+		}
+		if more, err = s.next('}'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// formattedText is FormattedText.UnmarshalJSON: a string, or "" for any
+// other value.
+func (s *scanner) formattedText(t *FormattedText) error {
+	if s.peek() == '"' {
+		v, err := s.stringValue()
+		*t = FormattedText(v)
+		return err
+	}
+	*t = ""
+	return s.skip()
+}
+
+// documentID is DocumentID.UnmarshalJSON: a string, an integer kept as its
+// decimal text, or null for "".
+func (s *scanner) documentID(id *DocumentID) error {
+	switch c := s.peek(); {
+	case c == '"':
+		v, err := s.stringValue()
+		*id = DocumentID(v)
+		return err
+	case c == '-' || '0' <= c && c <= '9':
+		text, err := s.number()
+		if err != nil {
+			return err
+		}
+		if !isInteger(text) {
+			return errType
+		}
+		*id = DocumentID(text)
+		return nil
+	case s.null():
+		*id = ""
+		return nil
+	}
+	return s.wrongType()
+}
+
+func isInteger(text string) bool {
+	if _, err := strconv.ParseUint(text, 10, 64); err == nil {
+		return true
+	}
+	_, err := strconv.ParseInt(text, 10, 64)
+	return err == nil
+}
+
+// stringsField reads a []string as encoding/json does: null makes it nil,
+// an array decodes over the earlier elements (a null element leaves one as
+// it was).
+func (s *scanner) stringsField(dst *[]string) error {
+	switch s.peek() {
+	case 'n':
+		if s.null() {
+			*dst = nil
+			return nil
+		}
+		return errSyntax
+	case '[':
+	default:
+		return s.wrongType()
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	v, i := *dst, 0
+	for more := s.first(']'); more; i++ {
+		switch {
+		case i >= cap(v):
+			v = append(v, "")
+		case i >= len(v):
+			v = v[:i+1]
+		}
+		if err := s.stringField(&v[i]); err != nil {
+			return err
+		}
+		var err error
+		if more, err = s.next(']'); err != nil {
+			return err
+		}
+	}
+	if i == 0 {
+		v = []string{}
+	}
+	*dst = v[:i]
+	return nil
+}
+
+// facetField reads facetDistribution as encoding/json reads a
+// map[string]map[string]int: null makes it nil, an object adds to the map,
+// each facet's counts replace that facet's earlier ones.
+func (s *scanner) facetField(dst *map[string]map[string]int) error {
+	if s.null() {
+		*dst = nil
+		return nil
+	}
+	if s.peek() != '{' {
+		return s.wrongType()
+	}
+	if *dst == nil {
+		*dst = map[string]map[string]int{}
+	}
+	return s.object(func(k []byte) error {
+		name := string(k)
+		var counts map[string]int
+		err := s.countsValue(&counts)
+		if err == nil {
+			(*dst)[name] = counts
+		}
+		return err
+	})
+}
+
+func (s *scanner) countsValue(dst *map[string]int) error {
+	if s.null() {
+		return nil
+	}
+	if s.peek() != '{' {
+		return s.wrongType()
+	}
+	*dst = map[string]int{}
+	return s.object(func(k []byte) error {
+		name := string(k)
+		var n int
+		err := s.intField(&n)
+		if err == nil {
+			(*dst)[name] = n
+		}
+		return err
+	})
+}
