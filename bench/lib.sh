@@ -47,3 +47,21 @@ export_bench_env() {
 }
 
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; } # field NAME LINE: NAME=number in wrk's BENCH line
+
+# FAILED lists the load runs that saw an error or a non-2xx (each script
+# fills it); failed_section prints it as the results' last section, and
+# die_if_failed makes the script exit non-zero after writing them.
+FAILED=()
+failed_section() {
+	if ((${#FAILED[@]})); then
+		echo
+		echo "## FAILED"
+		echo
+		printf -- '- %s\n' "${FAILED[@]}"
+	fi
+}
+die_if_failed() {
+	if ((${#FAILED[@]})); then
+		die "$(printf '%s; ' "${FAILED[@]}")"
+	fi
+}

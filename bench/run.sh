@@ -176,7 +176,6 @@ wrk_run() {
 }
 
 declare -A R # R[run,conns,repeat,metric]; medians in R[run,conns,metric]
-FAILED=()
 REP=1
 measure() { # measure NAME CONNS ADDR PATH BODY [TOKEN] [HEADERS]: one repeat (REP) of a run
 	local name=$1 conns=$2 before after line
@@ -485,12 +484,7 @@ $(grep -E '^(Benchmark|ok|FAIL|cpu:)' "$MICRO_OUT")
 \`\`\`
 MD
 	fi
-	if ((${#FAILED[@]})); then
-		echo
-		echo "## FAILED"
-		echo
-		printf -- '- %s\n' "${FAILED[@]}"
-	fi
+	failed_section
 }
 
 write_results >"$RESULTS"
@@ -498,6 +492,4 @@ if [[ $QUICK == 0 ]]; then
 	history_table >>"$RESULTS"
 fi
 echo "bench: wrote $RESULTS"
-if ((${#FAILED[@]})); then
-	die "$(printf '%s; ' "${FAILED[@]}")"
-fi
+die_if_failed

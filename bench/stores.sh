@@ -233,7 +233,6 @@ wrk_run() {
 }
 
 declare -A R # R[run,store,conns,metric]
-FAILED=()
 measure() { # measure RUN STORE CONNS ADDR PATH BODY [HEADERS]
 	local key="$1,$2,$3" line errors
 	line=$(wrk_run 32 "$WARMUP" "http://$4$5" "$6" "${7:-}")
@@ -321,16 +320,9 @@ MD
 
 After the runs the shared gate's one record counted ${FEEDBACK_COUNT:-?} reports (every F call on the shared gate, warm-ups included, plus the smoke call and this one).
 MD
-	if ((${#FAILED[@]})); then
-		echo
-		echo "## FAILED"
-		echo
-		printf -- '- %s\n' "${FAILED[@]}"
-	fi
+	failed_section
 }
 
 write_results >"$RESULTS"
 echo "stores: wrote $RESULTS"
-if ((${#FAILED[@]})); then
-	die "$(printf '%s; ' "${FAILED[@]}")"
-fi
+die_if_failed
