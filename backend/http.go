@@ -9,11 +9,12 @@ import (
 
 // HTTPClient is the transport every backend client uses by default: bounded
 // dials and handshakes, enough idle connections per host for a busy gate
-// (Go's default keeps 2, so concurrent calls would keep reconnecting; and a
-// pool only as big as the calls in flight still redials now and then, as a
-// connection goes back to the pool just after the next call wanted one),
-// buffers that hold a whole request (a prompt is ~5 KB: with Go's 4 KB
-// buffer every completion request took two write calls) and no redirects:
+// (Go's default keeps 2, so concurrent calls would keep reconnecting; room
+// for many more than a steady load keeps busy, so a burst's connections are
+// kept for the next one instead of closed), buffers that hold a whole
+// request and response (a prompt is ~5 KB: with Go's 4 KB buffer every
+// completion request took two write calls, and a retrieval's body several
+// reads) and no redirects:
 // a redirect is not part of either contract, and following one could send
 // the key elsewhere (the 3xx is reported as a bad response).
 func HTTPClient() *http.Client {
