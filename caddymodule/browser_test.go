@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -36,17 +35,7 @@ func TestBrowserOptionErrors(t *testing.T) {
 		"max_open zero":             "wikigate {\n streaming {\n max_open 0\n }\n}",
 		"max_open text":             "wikigate {\n streaming {\n max_open lots\n }\n}",
 	}
-	for name, input := range cases {
-		t.Run(name, func(t *testing.T) {
-			err := new(Handler).UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
-			if err == nil {
-				t.Fatalf("accepted %q", input)
-			}
-			if !strings.Contains(err.Error(), "Testfile:") {
-				t.Fatalf("error %q does not say where", err)
-			}
-		})
-	}
+	refusesEach(t, cases)
 }
 
 func TestStreamingMaxOpenReachesTheGateway(t *testing.T) {

@@ -59,6 +59,13 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		"postgres conns zero":  "wikigate {\n postgres {\n max_conns 0\n }\n}",
 		"postgres unknown":     "wikigate {\n postgres {\n url x\n }\n}",
 	}
+	refusesEach(t, cases)
+}
+
+// refusesEach checks that every named Caddyfile input is refused with an
+// error that says where (the file and line), as an operator needs it.
+func refusesEach(t *testing.T, cases map[string]string) {
+	t.Helper()
 	for name, input := range cases {
 		t.Run(name, func(t *testing.T) {
 			err := new(Handler).UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
