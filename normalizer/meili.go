@@ -1,10 +1,6 @@
 package normalizer
 
 import (
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/scope"
@@ -120,74 +116,3 @@ func meiliHitInScope(h meili.Hit, eff protocol.Scope) bool {
 	}
 	return scope.Contains(eff, scope.Doc{Project: h.Project, Version: h.Version, Status: h.Status, Path: h.Path})
 }
-
-// meiliSnippet is the crop Meilisearch made of the content (_formatted is
-// only there when a crop or highlight was asked), else the start of the
-// content; plain text, whitespace collapsed.
-func meiliSnippet(h meili.Hit) string {
-	if crop := string(h.Formatted.Content); strings.TrimSpace(crop) != "" {
-		return meiliPlainText(crop, meiliCropMaxRunes, true)
-	}
-	return meiliPlainText(h.Content, meiliSnippetRunes, false)
-}
-
-// meiliPlainText is, in one pass (it runs for every hit of every search),
-// the text with <em>/</em> removed when stripTags is set (Meilisearch's
-// default highlight tags: the gate asks for crops, not highlights, but a
-// snippet must be plain text either way), every run of
-// whitespace folded into one space, the ends trimmed, and cut after limit
-// runes with "…".
-func meiliPlainText(s string, limit int, stripTags bool) string {
-	var b strings.Builder
-	b.Grow(min(len(s), 4*limit+4))
-	n, space := 0, false
-	for i := 0; i < len(s); {
-		if stripTags && s[i] == '<' {
-			if strings.HasPrefix(s[i:], "<em>") {
-				i += 4
-				continue
-			}
-			if strings.HasPrefix(s[i:], "</em>") {
-				i += 5
-				continue
-			}
-		}
-		// Most text is ASCII: its bytes are runes and need no decoding.
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
-		}
-		i += size
-		if isSpace(r) {
-			space = n > 0
-			continue
-		}
-		if n == limit {
-			return b.String() + "…"
-		}
-		if space {
-			if n+1 == limit {
-				return b.String() + "…"
-			}
-			b.WriteByte(' ')
-			n, space = n+1, false
-		}
-		if r < utf8.RuneSelf {
-			b.WriteByte(byte(r))
-		} else {
-			b.WriteRune(r)
-		}
-		n++
-	}
-	return b.String()
-}
-
-// isSpace is unicode.IsSpace with the ASCII answers looked up directly.
-func isSpace(r rune) bool {
-	if r < utf8.RuneSelf {
-		return asciiSpace[r]
-	}
-	return unicode.IsSpace(r)
-}
-
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

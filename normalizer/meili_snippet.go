@@ -1,0 +1,117 @@
+package normalizer
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/wikigate/wikigate/meili"
+)
+
+// meiliSnippet is the crop Meilisearch made of the content (_formatted is
+// only there when a crop or highlight was asked), else the start of the
+// content; plain text, whitespace collapsed.
+func meiliSnippet(h meili.Hit) string {
+	if crop := string(h.Formatted.Content); strings.TrimSpace(crop) != "" {
+		return meiliPlainText(crop, meiliCropMaxRunes, true)
+	}
+	return meiliPlainText(h.Content, meiliSnippetRunes, false)
+}
+
+// meiliPlainText is the text with <em>/</em> removed when stripTags is set
+// (Meilisearch's default highlight tags: the gate asks for crops, not
+// highlights, but a snippet must be plain text either way), every run of
+// whitespace folded into one space, the ends trimmed, and cut after limit
+// runes with "…". It runs for every hit of every search, and a crop
+// usually is plain text already: that is checked first and returned as it
+// is, without a copy.
+func meiliPlainText(s string, limit int, stripTags bool) string {
+	if isPlainText(s, limit, stripTags) {
+		return s
+	}
+	var buf [1024]byte
+	return string(appendPlainText(buf[:0], s, limit, stripTags))
+}
+
+// isPlainText reports whether meiliPlainText would return s unchanged:
+// valid UTF-8 of at most limit runes, no tag to strip, and no whitespace
+// but single spaces between other characters.
+func isPlainText(s string, limit int, stripTags bool) bool {
+	n, afterSpace := 0, true
+	for i := 0; i < len(s); n++ {
+		if n == limit {
+			return false
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if size == 1 || unicode.IsSpace(r) {
+				return false
+			}
+			i, afterSpace = i+size, false
+			continue
+		}
+		switch {
+		case c == ' ':
+			if afterSpace {
+				return false
+			}
+			afterSpace = true
+		case asciiSpace[c]:
+			return false
+		case c == '<' && stripTags && (strings.HasPrefix(s[i:], "<em>") || strings.HasPrefix(s[i:], "</em>")):
+			return false
+		default:
+			afterSpace = false
+		}
+		i++
+	}
+	return !afterSpace || s == ""
+}
+
+// appendPlainText appends meiliPlainText's result to b, in one pass.
+func appendPlainText(b []byte, s string, limit int, stripTags bool) []byte {
+	n, space := 0, false
+	for i := 0; i < len(s); {
+		if stripTags && s[i] == '<' {
+			if strings.HasPrefix(s[i:], "<em>") {
+				i += 4
+				continue
+			}
+			if strings.HasPrefix(s[i:], "</em>") {
+				i += 5
+				continue
+			}
+		}
+		// Most text is ASCII: its bytes are runes and need no decoding.
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		if isSpace(r) {
+			space = n > 0
+			continue
+		}
+		if n == limit || space && n+1 == limit {
+			return append(b, "…"...)
+		}
+		if space {
+			b = append(b, ' ')
+			n, space = n+1, false
+		}
+		b = utf8.AppendRune(b, r)
+		n++
+	}
+	return b
+}
+
+// isSpace is unicode.IsSpace with the ASCII answers looked up directly.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiSpace[r]
+	}
+	return unicode.IsSpace(r)
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
