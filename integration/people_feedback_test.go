@@ -144,6 +144,21 @@ func TestPeopleFeedbackAuthenticatedRead(t *testing.T) {
 // third is 429 naming the hour the budget takes to earn one back (the
 // default budget would name at most a minute).
 func TestPeopleFeedbackLimitFromTheCaddyfile(t *testing.T) {
+	g := peopleFeedbackBudgetSpent(t)
+	limited := g.post("/answer/feedback", nil, `{"eventType":"qa_no_answer","question":"a third gap"}`)
+	if limited.Status != 429 || limited.errorCode(t) != "rate_limited" {
+		t.Fatalf("a third report: %d %s", limited.Status, limited.Body)
+	}
+	if s, err := strconv.Atoi(limited.Header.Get("Retry-After")); err != nil || s < 3000 || s > 3600 {
+		t.Fatalf("Retry-After %q, want about an hour", limited.Header.Get("Retry-After"))
+	}
+}
+
+// peopleFeedbackBudgetSpent is a gate whose Caddyfile sets feedback {
+// people_limit 2 1h }, after two anonymous reports from this address that
+// the budget let through.
+func peopleFeedbackBudgetSpent(t *testing.T) *gate {
+	t.Helper()
 	g := startGate(t, gateOptions{})
 	const block = "feedback {\n\t\t\tpath"
 	if !strings.Contains(g.config, block) {
@@ -156,13 +171,7 @@ func TestPeopleFeedbackLimitFromTheCaddyfile(t *testing.T) {
 			t.Fatalf("report %d inside the budget: %d %s", i+1, r.Status, r.Body)
 		}
 	}
-	limited := g.post("/answer/feedback", nil, `{"eventType":"qa_no_answer","question":"a third gap"}`)
-	if limited.Status != 429 || limited.errorCode(t) != "rate_limited" {
-		t.Fatalf("a third report: %d %s", limited.Status, limited.Body)
-	}
-	if s, err := strconv.Atoi(limited.Header.Get("Retry-After")); err != nil || s < 3000 || s > 3600 {
-		t.Fatalf("Retry-After %q, want about an hour", limited.Header.Get("Retry-After"))
-	}
+	return g
 }
 
 // A gate without a feedback block serves no /answer/feedback, so a

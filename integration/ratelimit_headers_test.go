@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -53,15 +52,7 @@ func TestAnonymousSessionBudgetHeaders(t *testing.T) {
 // whole budget earned back in two hours; the third is refused with about
 // an hour to wait and about two until the budget is whole.
 func TestPeopleFeedbackLimitHeaders(t *testing.T) {
-	g := startGate(t, gateOptions{})
-	const block = "feedback {\n\t\t\tpath"
-	g.config = strings.Replace(g.config, block, "feedback {\n\t\t\tpeople_limit 2 1h\n\t\t\tpath", 1)
-	g.reload()
-	for i := range 2 {
-		if r := g.post("/answer/feedback", nil, fmt.Sprintf(`{"eventType":"qa_no_answer","question":"gap %d"}`, i)); r.Status != 200 {
-			t.Fatalf("report %d: %d %s", i+1, r.Status, r.Body)
-		}
-	}
+	g := peopleFeedbackBudgetSpent(t)
 	r := g.post("/answer/feedback", nil, `{"eventType":"qa_no_answer","question":"a third gap"}`)
 	assertLimited(t, "a third report", r, `"people-feedback";q=2;w=7200`, 0)
 	reset, err := strconv.Atoi(strings.TrimPrefix(r.Header.Get("RateLimit"), `"people-feedback";r=0;t=`))
