@@ -39,35 +39,56 @@ func meiliPlainText(s string, limit int, stripTags bool) string {
 func isPlainText(s string, limit int, stripTags bool) bool {
 	n, afterSpace := 0, true
 	for i := 0; i < len(s); n++ {
-		if n == limit {
-			return false
+		// Runs of ASCII that is neither space nor '<' need no look.
+		if j := wordRun(s, i); j > i {
+			n, i, afterSpace = n+j-i, j, false
+			if n > limit || i == len(s) {
+				break
+			}
 		}
-		c := s[i]
-		if c >= utf8.RuneSelf {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if size == 1 || unicode.IsSpace(r) {
 				return false
 			}
 			i, afterSpace = i+size, false
-			continue
-		}
-		switch {
 		case c == ' ':
 			if afterSpace {
 				return false
 			}
-			afterSpace = true
-		case asciiSpace[c]:
+			i, afterSpace = i+1, true
+		case c == '<':
+			if stripTags && (strings.HasPrefix(s[i:], "<em>") || strings.HasPrefix(s[i:], "</em>")) {
+				return false
+			}
+			i, afterSpace = i+1, false
+		default: // whitespace other than a space
 			return false
-		case c == '<' && stripTags && (strings.HasPrefix(s[i:], "<em>") || strings.HasPrefix(s[i:], "</em>")):
-			return false
-		default:
-			afterSpace = false
 		}
+		if n >= limit {
+			return false
+		}
+	}
+	return n <= limit && (!afterSpace || s == "")
+}
+
+// wordRun is the end of the run of wordByte bytes starting at i.
+func wordRun(s string, i int) int {
+	for i < len(s) && wordByte[s[i]] {
 		i++
 	}
-	return !afterSpace || s == ""
+	return i
 }
+
+// wordByte marks the ASCII bytes that are text as they stand: neither
+// whitespace nor '<', which may open a highlight tag.
+var wordByte = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = !asciiSpace[c] && c != '<'
+	}
+	return t
+}()
 
 // appendPlainText appends meiliPlainText's result to b, in one pass.
 func appendPlainText(b []byte, s string, limit int, stripTags bool) []byte {
