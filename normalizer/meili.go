@@ -111,7 +111,7 @@ func MeiliHitsInScope(hits []meili.Hit, eff protocol.Scope) (kept []meili.Hit, d
 }
 
 func meiliHitInScope(h meili.Hit, eff protocol.Scope) bool {
-	if clean, err := scope.NormalizePath("path", h.Path); err != nil || clean != h.Path {
+	if !scope.IsNormalPath(h.Path) {
 		return false
 	}
 	return scope.Contains(eff, scope.Doc{Project: h.Project, Version: h.Version, Status: h.Status, Path: h.Path})
