@@ -16,7 +16,8 @@ import (
 // a string or number as it was, invalid UTF-8 becomes U+FFFD, and any
 // syntax or type error fails the whole response.
 func decodeSearch(status int, body []byte) (*SearchResponse, error) {
-	s := newScanner(body)
+	var s scanner
+	s.init(body)
 	resp := &SearchResponse{}
 	hasHits, err := s.response(resp)
 	if err == nil {

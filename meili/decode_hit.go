@@ -11,79 +11,89 @@ var (
 // hitValue reads one element of hits into h, over what h holds (null
 // leaves it as it is).
 func (s *scanner) hitValue(h *Hit) error {
-	return s.object(func(k []byte) error {
-		switch field(k, hitFields) {
-		case "id":
-			return s.documentID(&h.ID)
-		case "path":
-			return s.stringField(&h.Path)
-		case "url":
-			return s.stringField(&h.URL)
-		case "title":
-			return s.stringField(&h.Title)
-		case "project":
-			return s.stringField(&h.Project)
-		case "version":
-			return s.stringField(&h.Version)
-		case "status":
-			return s.stringField(&h.Status)
-		case "pathPrefixes":
-			return s.stringsField(&h.PathPrefixes)
-		case "headings":
-			return s.stringsField(&h.Headings)
-		case "content":
-			return s.stringField(&h.Content)
-		case "_formatted":
-			return s.formatted(&h.Formatted)
-		case "_rankingScore":
-			return s.floatField(&h.RankingScore)
+	more, err := s.openObject()
+	for ; more && err == nil; more, err = s.next('}') {
+		var k []byte
+		if k, err = s.key(); err == nil {
+			err = s.hitMember(h, k)
 		}
-		return s.skip()
-	})
+		if err != nil {
+			break
+		}
+	}
+	return err
+}
+
+func (s *scanner) hitMember(h *Hit, k []byte) error {
+	switch field(k, hitFields) {
+	case "id":
+		return s.documentID(&h.ID)
+	case "path":
+		return s.stringField(&h.Path)
+	case "url":
+		return s.stringField(&h.URL)
+	case "title":
+		return s.stringField(&h.Title)
+	case "project":
+		return s.stringField(&h.Project)
+	case "version":
+		return s.stringField(&h.Version)
+	case "status":
+		return s.stringField(&h.Status)
+	case "pathPrefixes":
+		return s.stringsField(&h.PathPrefixes)
+	case "headings":
+		return s.stringsField(&h.Headings)
+	case "content":
+		return s.stringField(&h.Content)
+	case "_formatted":
+		return s.formatted(&h.Formatted)
+	case "_rankingScore":
+		return s.floatField(&h.RankingScore)
+	}
+	return s.skip()
 }
 
 // formatted reads _formatted over what f holds.
 func (s *scanner) formatted(f *Formatted) error {
-	return s.object(func(k []byte) error {
+	more, err := s.openObject()
+	for ; more && err == nil; more, err = s.next('}') {
+		var k []byte
+		if k, err = s.key(); err != nil {
+			break
+		}
 		switch field(k, formattedFields) {
 		case "content":
-			return s.formattedText(&f.Content)
+			err = s.formattedText(&f.Content)
 		case "title":
-			return s.formattedText(&f.Title)
+			err = s.formattedText(&f.Title)
+		default:
+			err = s.skip()
 		}
-		return s.skip()
-	})
+		if err != nil {
+			break
+		}
+	}
+	return err
 }
 
-// object reads an object (null does nothing, another type is an error),
-// calling member with each key to read its value.
-func (s *scanner) object(member func(key []byte) error) error {
+// openObject starts reading an object: true when a member follows, false
+// for {} or null (which leaves the value as it was); another type is an
+// error.
+func (s *scanner) openObject() (bool, error) {
 	switch s.peek() {
 	case 'n':
 		if s.null() {
-			return nil
+			return false, nil
 		}
-		return errSyntax
+		return false, errSyntax
 	case '{':
-	default:
-		return s.wrongType()
-	}
-	if err := s.open(); err != nil {
-		return err
-	}
-	for more := s.first('}'); more; {
-		k, err := s.key()
-		if err != nil {
-			return err
+		if err := s.open(); err != nil {
+			return false, err
 		}
-		if err := member(k); err != nil {
-			return err
-		}
-		if more, err = s.next('}'); err != nil {
-			return err
-		}
+		return s.first('}'), nil
 	}
-	return nil
+	return false, s.wrongType()
 }
 
 // formattedText is FormattedText.UnmarshalJSON: a string, or "" for any
@@ -186,15 +196,20 @@ func (s *scanner) facetField(dst *map[string]map[string]int) error {
 	if *dst == nil {
 		*dst = map[string]map[string]int{}
 	}
-	return s.object(func(k []byte) error {
+	more, err := s.openObject()
+	for ; more && err == nil; more, err = s.next('}') {
+		var k []byte
+		if k, err = s.key(); err != nil {
+			break
+		}
 		name := string(k)
 		var counts map[string]int
-		err := s.countsValue(&counts)
-		if err == nil {
-			(*dst)[name] = counts
+		if err = s.countsValue(&counts); err != nil {
+			break
 		}
-		return err
-	})
+		(*dst)[name] = counts
+	}
+	return err
 }
 
 func (s *scanner) countsValue(dst *map[string]int) error {
@@ -205,13 +220,18 @@ func (s *scanner) countsValue(dst *map[string]int) error {
 		return s.wrongType()
 	}
 	*dst = map[string]int{}
-	return s.object(func(k []byte) error {
+	more, err := s.openObject()
+	for ; more && err == nil; more, err = s.next('}') {
+		var k []byte
+		if k, err = s.key(); err != nil {
+			break
+		}
 		name := string(k)
 		var n int
-		err := s.intField(&n)
-		if err == nil {
-			(*dst)[name] = n
+		if err = s.intField(&n); err != nil {
+			break
 		}
-		return err
-	})
+		(*dst)[name] = n
+	}
+	return err
 }

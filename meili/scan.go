@@ -31,8 +31,9 @@ var (
 	errTrailing = errors.New("data after the JSON value")
 )
 
-func newScanner(body []byte) *scanner {
-	return &scanner{data: body, str: string(body)}
+// init readies s for body. The scanner lives on the caller's stack.
+func (s *scanner) init(body []byte) {
+	*s = scanner{data: body, str: string(body)}
 }
 
 // peek skips whitespace and returns the next byte, 0 at the end.
@@ -193,7 +194,13 @@ func escapeLen(b []byte) int {
 // unquote decodes the validated literal body data[start:end] into scratch
 // as encoding/json does.
 func (s *scanner) unquote(start, end int) []byte {
-	in, b := s.data[start:end], s.scratch[:0]
+	in := s.data[start:end]
+	if cap(s.scratch) < len(in) {
+		// Decoded text is no longer than the literal unless it holds
+		// invalid UTF-8, so this is the only growth for almost any string.
+		s.scratch = make([]byte, 0, max(len(in), 2*cap(s.scratch), 256))
+	}
+	b := s.scratch[:0]
 	for r := 0; r < len(in); {
 		c := in[r]
 		switch {
