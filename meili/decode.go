@@ -14,7 +14,9 @@ import (
 // holds it to them): keys match case-insensitively, unknown fields are
 // ignored, a repeated key decodes again over the earlier value, null leaves
 // a string or number as it was, invalid UTF-8 becomes U+FFFD, and any
-// syntax or type error fails the whole response.
+// syntax or type error fails the whole response. The strings of a
+// response share that one copy, so a Hit held on to keeps the whole body in
+// memory: nothing in the gate keeps hits past the request.
 func decodeSearch(status int, body []byte) (*SearchResponse, error) {
 	var s scanner
 	s.init(body)
