@@ -151,6 +151,11 @@ func appendResponseStart(b, id []byte, member string) []byte {
 func writeResponse(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	// With its length declared, a body over net/http's 2 KiB buffer goes
+	// out as it is; without, such a body (a search result: ~5 KB) is sent
+	// chunked, copied through the buffer in pieces (the profile of run M
+	// under load showed ~10% of the gate's CPU in that Write).
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }
