@@ -114,27 +114,21 @@ func TestDecodeSearchEdgeCases(t *testing.T) {
 // decodeSearchGoccy is the decoder the client used before the one-pass
 // reader: goccy/go-json into the tagged types.
 func decodeSearchGoccy(body []byte) (*SearchResponse, error) {
-	var wire struct {
-		SearchResponse
-		Hits *[]Hit `json:"hits"`
-	}
-	if err := goccy.Unmarshal(body, &wire); err != nil {
-		return nil, err
-	}
-	if wire.Hits == nil {
-		return nil, errNoHits
-	}
-	resp := wire.SearchResponse
-	resp.Hits = *wire.Hits
-	return &resp, nil
+	return decodeSearchWith(func(b []byte, v any) error { return goccy.Unmarshal(b, v) }, body)
 }
 
 func decodeSearchStdlib(body []byte) (*SearchResponse, error) {
+	return decodeSearchWith(json.Unmarshal, body)
+}
+
+// decodeSearchWith reads body into the tagged types with unmarshal, as the
+// oracles do: a response without hits is a bad response.
+func decodeSearchWith(unmarshal func([]byte, any) error, body []byte) (*SearchResponse, error) {
 	var wire struct {
 		SearchResponse
 		Hits *[]Hit `json:"hits"`
 	}
-	if err := json.Unmarshal(body, &wire); err != nil {
+	if err := unmarshal(body, &wire); err != nil {
 		return nil, err
 	}
 	if wire.Hits == nil {
