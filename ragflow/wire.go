@@ -2,7 +2,6 @@ package ragflow
 
 import (
 	"bytes"
-	"io"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -14,27 +13,22 @@ import (
 // of a generation) in one pass straight into the gate's types, where
 // encoding/json took one pass to validate, one to copy the envelope's data,
 // and the same again for the data and for every chunk. It keeps
-// encoding/json's reading rules exactly (decode_oracle_test.go holds the
-// old decoding and FuzzWireMatchesStdlib compares the two): member names
+// encoding/json's reading rules exactly (wire_oracle_test.go holds the
+// old decoding, and FuzzWireRetrieval and FuzzWireEvent compare the two): member names
 // match case-insensitively, the last of duplicate members wins (a map
 // merges), invalid UTF-8 becomes U+FFFD, null leaves a string, number or
 // bool as it was and sets a pointer, map or interface to nil, and a value
 // of the wrong type fails the decode (mismatch) while the rest is still
 // checked for syntax, so a syntax error anywhere is always a syntax error.
+// The strings it returns share one copy of the body (scanner), which
+// lives as long as any of them: the chunks of one call.
 type wireReader struct {
-	dec      *jsontext.Decoder
+	s        scanner
 	src      bytes.Buffer // the body; pooled with the reader
-	name     []byte       // unquoting scratch for member names
-	text     []byte       // unquoting scratch for string values
 	mismatch bool         // a value had a type its field cannot hold
 }
 
-// wireOptions: encoding/json accepts duplicate names and invalid UTF-8.
-var wireOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
-
-var wireReaders = sync.Pool{New: func() any {
-	return &wireReader{dec: jsontext.NewDecoder(bytes.NewReader(nil), wireOptions...)}
-}}
+var wireReaders = sync.Pool{New: func() any { return new(wireReader) }}
 
 func getWireReader() *wireReader {
 	r := wireReaders.Get().(*wireReader)
@@ -42,85 +36,92 @@ func getWireReader() *wireReader {
 	return r
 }
 
-// putWireReader recycles r unless a rare large body grew its buffer.
+// putWireReader recycles r unless a rare large body grew its buffers.
 func putWireReader(r *wireReader) {
-	if r.src.Cap() <= 256<<10 {
+	r.s = scanner{scratch: r.s.scratch[:0]} // let the body's string go
+	if r.src.Cap() <= 256<<10 && cap(r.s.scratch) <= 256<<10 {
 		wireReaders.Put(r)
 	}
 }
 
-// start reads the value in r.src from its beginning; the decoder parses
-// the buffer in place (decoded strings are copies).
+// start reads the value in r.src from its beginning.
 func (r *wireReader) start() {
-	r.dec.Reset(&r.src, wireOptions...)
+	r.s.init(r.src.Bytes())
 	r.mismatch = false
 }
 
 // end checks that nothing but blanks follows the top-level value.
 func (r *wireReader) end() error {
-	if _, err := r.dec.ReadToken(); err != io.EOF {
-		if err == nil {
-			return errTrailingValue
-		}
-		return err
+	if err := r.s.end(); err != nil {
+		return errTrailingValue
 	}
 	return nil
 }
 
 var errTrailingValue = badResponse("data after the top-level value")
 
+// kind is the kind of the value that comes next, as jsontext names kinds:
+// '{', '[', '"', '0' (a number), 'n', 't', 'f'; what cannot start a value
+// is itself (a '}' or ']') or 0, and reading it as a value fails.
+func (r *wireReader) kind() jsontext.Kind {
+	switch c := r.s.peek(); {
+	case c == '-' || '0' <= c && c <= '9':
+		return '0'
+	case c == '{' || c == '[' || c == '"' || c == 'n' || c == 't' || c == 'f' || c == '}' || c == ']':
+		return jsontext.Kind(c)
+	}
+	return 0
+}
+
+// skipValue consumes the next value, checking its syntax.
+func (r *wireReader) skipValue() error { return r.s.skip() }
+
 // wrongType records a type mismatch and skips (and so checks) the value.
 func (r *wireReader) wrongType() error {
 	r.mismatch = true
-	return r.dec.SkipValue()
+	return r.s.skip()
 }
 
 // members calls each with the unquoted name of every member of the object
-// that comes next; each must read the member's value. The name is only
-// valid until each reads.
+// that comes next (the caller has seen its '{'); each must read the
+// member's value. The name is only valid until each reads.
 func (r *wireReader) members(each func(name []byte) error) error {
-	if _, err := r.dec.ReadToken(); err != nil {
+	s := &r.s
+	if err := s.open(); err != nil {
 		return err
 	}
-	for r.dec.PeekKind() != '}' {
-		raw, err := r.dec.ReadValue()
+	for more := s.first('}'); more; {
+		name, err := s.key()
 		if err != nil {
 			return err
 		}
-		if err := each(r.unquoteName(raw)); err != nil {
+		if err := each(name); err != nil {
+			return err
+		}
+		if more, err = s.next('}'); err != nil {
 			return err
 		}
 	}
-	_, err := r.dec.ReadToken()
-	return err
+	return nil
 }
 
-func (r *wireReader) unquoteName(raw []byte) []byte {
-	if plain := raw[1 : len(raw)-1]; isPlainString(plain) {
-		return plain
-	}
-	r.name, _ = jsontext.AppendUnquote(r.name[:0], raw) // invalid UTF-8 came out as U+FFFD
-	return r.name
-}
-
-// isPlainString: no escape and only valid UTF-8, so the quoted bytes are
-// the value.
-func isPlainString(s []byte) bool {
-	return bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
-}
-
-// elements calls each for every element of the array that comes next.
+// elements calls each for every element of the array that comes next
+// (the caller has seen its '[').
 func (r *wireReader) elements(each func() error) error {
-	if _, err := r.dec.ReadToken(); err != nil {
+	s := &r.s
+	if err := s.open(); err != nil {
 		return err
 	}
-	for r.dec.PeekKind() != ']' {
+	for more := s.first(']'); more; {
 		if err := each(); err != nil {
 			return err
 		}
+		var err error
+		if more, err = s.next(']'); err != nil {
+			return err
+		}
 	}
-	_, err := r.dec.ReadToken()
-	return err
+	return nil
 }
 
 // field is the index in names of name, matched as encoding/json matches a
@@ -152,28 +153,22 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// skipNull consumes a null.
+// skipNull consumes a null (the caller has seen its 'n').
 func (r *wireReader) skipNull() error {
-	_, err := r.dec.ReadToken()
-	return err
+	if !r.s.null() {
+		return errSyntax
+	}
+	return nil
 }
 
-// stringValue reads a JSON string.
+// stringValue reads a JSON string (the caller has seen its '"').
 func (r *wireReader) stringValue() (string, error) {
-	raw, err := r.dec.ReadValue()
-	if err != nil {
-		return "", err
-	}
-	if plain := raw[1 : len(raw)-1]; isPlainString(plain) {
-		return string(plain), nil
-	}
-	r.text, _ = jsontext.AppendUnquote(r.text[:0], raw) // invalid UTF-8 came out as U+FFFD
-	return string(r.text), nil
+	return r.s.stringValue()
 }
 
 // readString reads a string field: null leaves it.
 func (r *wireReader) readString(dst *string) (err error) {
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case '"':
 		*dst, err = r.stringValue()
 		return err
@@ -183,13 +178,25 @@ func (r *wireReader) readString(dst *string) (err error) {
 	return r.wrongType()
 }
 
+// boolValue reads true or false (the caller has seen its 't' or 'f').
+func (r *wireReader) boolValue() (bool, error) {
+	s := &r.s
+	for _, lit := range [...]string{"true", "false"} {
+		if len(s.data)-s.pos >= len(lit) && s.str[s.pos:s.pos+len(lit)] == lit {
+			s.pos += len(lit)
+			return lit == "true", nil
+		}
+	}
+	return false, errSyntax
+}
+
 // readBool reads a bool field: null leaves it.
 func (r *wireReader) readBool(dst *bool) error {
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case 't', 'f':
-		tok, err := r.dec.ReadToken()
+		b, err := r.boolValue()
 		if err == nil {
-			*dst = tok.Bool()
+			*dst = b
 		}
 		return err
 	case 'n':
@@ -201,13 +208,13 @@ func (r *wireReader) readBool(dst *bool) error {
 // readInt reads an int field as encoding/json does (an integer literal in
 // range; "1.0" or "1e2" is a mismatch): null leaves it.
 func (r *wireReader) readInt(dst *int) error {
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case '0':
-		raw, err := r.dec.ReadValue()
+		raw, err := r.s.number()
 		if err != nil {
 			return err
 		}
-		if n, perr := strconv.ParseInt(string(raw), 10, 64); perr == nil {
+		if n, perr := strconv.ParseInt(raw, 10, 64); perr == nil {
 			*dst = int(n)
 		} else {
 			r.mismatch = true
@@ -221,7 +228,7 @@ func (r *wireReader) readInt(dst *int) error {
 
 // readIntPtr reads a *int field: null sets it to nil.
 func (r *wireReader) readIntPtr(dst **int) error {
-	if r.dec.PeekKind() == 'n' {
+	if r.kind() == 'n' {
 		*dst = nil
 		return r.skipNull()
 	}
@@ -239,13 +246,13 @@ func (r *wireReader) readIntPtr(dst **int) error {
 // readFloatPtr reads a *float64 field: null sets it to nil; a number out
 // of float64's range is a mismatch.
 func (r *wireReader) readFloatPtr(dst **float64) error {
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case '0':
-		raw, err := r.dec.ReadValue()
+		raw, err := r.s.number()
 		if err != nil {
 			return err
 		}
-		if f, perr := strconv.ParseFloat(string(raw), 64); perr == nil {
+		if f, perr := strconv.ParseFloat(raw, 64); perr == nil {
 			*dst = &f
 		} else {
 			r.mismatch = true
@@ -261,11 +268,11 @@ func (r *wireReader) readFloatPtr(dst **float64) error {
 // readAny reads a value into an interface as encoding/json does: objects
 // as map[string]any, arrays as []any (never nil), numbers as float64.
 func (r *wireReader) readAny() (any, error) {
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case '{':
 		m := map[string]any{}
 		return m, r.members(func(name []byte) error {
-			key := string(name)
+			key := r.s.keyString(name)
 			v, err := r.readAny()
 			m[key] = v
 			return err
@@ -281,37 +288,33 @@ func (r *wireReader) readAny() (any, error) {
 	case '"':
 		return r.stringValue()
 	case '0':
-		raw, err := r.dec.ReadValue()
+		raw, err := r.s.number()
 		if err != nil {
 			return nil, err
 		}
-		f, perr := strconv.ParseFloat(string(raw), 64)
+		f, perr := strconv.ParseFloat(raw, 64)
 		if perr != nil {
 			r.mismatch = true
 			return nil, nil
 		}
 		return f, nil
 	case 't', 'f':
-		tok, err := r.dec.ReadToken()
-		if err != nil {
-			return nil, err
-		}
-		return tok.Bool(), nil
+		return r.boolValue()
 	}
-	return nil, r.skipNull() // null, or the syntax error ReadToken finds
+	return nil, r.s.literal() // null, or the syntax error it is
 }
 
 // readMap reads a map[string]any field: null sets it to nil; an object
 // adds its members to the map already there.
 func (r *wireReader) readMap(dst *map[string]any) error {
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case '{':
 		if *dst == nil {
 			*dst = map[string]any{}
 		}
 		m := *dst
 		return r.members(func(name []byte) error {
-			key := string(name)
+			key := r.s.keyString(name)
 			v, err := r.readAny()
 			m[key] = v
 			return err

@@ -23,7 +23,7 @@ var envelopeFields = []string{"code", "message", "data"}
 // type its field cannot hold. err is a syntax error.
 func (r *wireReader) readEnvelope(readData func(kind jsontext.Kind) error) (h envelopeHead, decoded, dataBad bool, err error) {
 	r.start()
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case '{':
 		err = r.members(func(name []byte) error {
 			switch field(name, envelopeFields) {
@@ -32,14 +32,14 @@ func (r *wireReader) readEnvelope(readData func(kind jsontext.Kind) error) (h en
 			case 1:
 				return r.readString(&h.message)
 			case 2:
-				h.dataKind = r.dec.PeekKind()
+				h.dataKind = r.kind()
 				outer := r.mismatch
 				r.mismatch = false
 				err := readData(h.dataKind)
 				dataBad, r.mismatch = r.mismatch, outer
 				return err
 			}
-			return r.dec.SkipValue()
+			return r.skipValue()
 		})
 	case 'n':
 		err = r.skipNull()
@@ -65,7 +65,7 @@ func (r *wireReader) readRetrieval() (h envelopeHead, d retrievalData, decoded, 
 	h, decoded, dataBad, _ = r.readEnvelope(func(kind jsontext.Kind) error {
 		d = retrievalData{}
 		if kind != '{' {
-			return r.dec.SkipValue()
+			return r.skipValue()
 		}
 		return r.members(func(name []byte) error {
 			switch field(name, retrievalFields) {
@@ -74,7 +74,7 @@ func (r *wireReader) readRetrieval() (h envelopeHead, d retrievalData, decoded, 
 			case 1:
 				return r.readInt(&d.total)
 			}
-			return r.dec.SkipValue()
+			return r.skipValue()
 		})
 	})
 	return h, d, decoded, dataBad
@@ -82,7 +82,7 @@ func (r *wireReader) readRetrieval() (h envelopeHead, d retrievalData, decoded, 
 
 // readChunks reads a []Chunk field: null sets it to nil, [] is empty.
 func (r *wireReader) readChunks(dst *[]Chunk) error {
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case '[':
 		list := []Chunk{}
 		err := r.elements(func() error {
@@ -106,7 +106,7 @@ var chunkFields = []string{"id", "content", "document_id", "document_name", "doc
 // readChunk reads one chunk as Chunk.UnmarshalJSON does: null is the zero
 // chunk, anything but an object a mismatch.
 func (r *wireReader) readChunk() (Chunk, error) {
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case '{':
 	case 'n':
 		return Chunk{}, r.skipNull()
@@ -119,7 +119,7 @@ func (r *wireReader) readChunk() (Chunk, error) {
 	err := r.members(func(name []byte) error {
 		switch i := field(name, chunkFields); {
 		case i < 0:
-			return r.dec.SkipValue()
+			return r.skipValue()
 		case i < len(strs):
 			return r.readString(strs[i])
 		case i < len(strs)+len(scores):
@@ -152,7 +152,7 @@ func (r *wireReader) readEvent() (h envelopeHead, d eventData, decoded, dataBad 
 	h, decoded, dataBad, _ = r.readEnvelope(func(kind jsontext.Kind) error {
 		d = eventData{}
 		if kind != '{' {
-			return r.dec.SkipValue()
+			return r.skipValue()
 		}
 		return r.members(func(name []byte) error {
 			switch field(name, eventDataFields) {
@@ -167,7 +167,7 @@ func (r *wireReader) readEvent() (h envelopeHead, d eventData, decoded, dataBad 
 			case 4:
 				return r.readBool(&d.endToThink)
 			}
-			return r.dec.SkipValue()
+			return r.skipValue()
 		})
 	})
 	return h, d, decoded, dataBad
@@ -183,7 +183,7 @@ func (r *wireReader) readReference(d *eventData) error {
 	outer := r.mismatch
 	r.mismatch = false
 	defer func() { r.mismatch = outer }()
-	switch r.dec.PeekKind() {
+	switch r.kind() {
 	case 'n':
 		return r.skipNull()
 	case '[':
@@ -197,7 +197,7 @@ func (r *wireReader) readReference(d *eventData) error {
 			if field(name, referenceFields) == 0 {
 				return r.readChunks(&d.reference)
 			}
-			return r.dec.SkipValue()
+			return r.skipValue()
 		})
 		if r.mismatch {
 			d.referenceErr = badResponse("reference chunks are malformed")
@@ -205,5 +205,5 @@ func (r *wireReader) readReference(d *eventData) error {
 		return err
 	}
 	d.referenceErr = badResponse("reference is not an object")
-	return r.dec.SkipValue()
+	return r.skipValue()
 }

@@ -183,33 +183,50 @@ func FuzzWireRetrieval(f *testing.F) {
 		f.Add(s, true)
 		f.Add(s, false)
 	}
+	f.Fuzz(checkWireRetrieval)
+}
+
+// checkWireRetrieval is one case of FuzzWireRetrieval.
+func checkWireRetrieval(t *testing.T, body []byte, ok bool) {
 	c := &Client{apiKey: testKey}
-	f.Fuzz(func(t *testing.T, body []byte, ok bool) {
-		resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}}
-		if !ok {
-			resp.StatusCode = 500
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}}
+	if !ok {
+		resp.StatusCode = 500
+	}
+	want, wantErr := c.stdlibRetrieval(resp, bytes.Clone(body))
+	r := getWireReader()
+	defer putWireReader(r)
+	r.src.Write(body)
+	h, data, decoded, dataBad := r.readRetrieval()
+	var got *Retrieval
+	gotErr := c.checkEnvelope(resp, body, h, decoded)
+	switch {
+	case gotErr != nil:
+	case h.dataKind != '{' || dataBad:
+		gotErr = badResponse("retrieval data is not {chunks, total}")
+	default:
+		if data.chunks == nil {
+			data.chunks = []Chunk{}
 		}
-		want, wantErr := c.stdlibRetrieval(resp, bytes.Clone(body))
-		r := getWireReader()
-		defer putWireReader(r)
-		r.src.Write(body)
-		h, data, decoded, dataBad := r.readRetrieval()
-		var got *Retrieval
-		gotErr := c.checkEnvelope(resp, body, h, decoded)
-		switch {
-		case gotErr != nil:
-		case h.dataKind != '{' || dataBad:
-			gotErr = badResponse("retrieval data is not {chunks, total}")
-		default:
-			if data.chunks == nil {
-				data.chunks = []Chunk{}
-			}
-			got = &Retrieval{Chunks: data.chunks, Total: data.total}
+		got = &Retrieval{Chunks: data.chunks, Total: data.total}
+	}
+	if !reflect.DeepEqual(errorOrNil(gotErr), errorOrNil(wantErr)) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%.300q:\none-pass %.300v %v\nstdlib   %.300v %v", body, got, gotErr, want, wantErr)
+	}
+}
+
+// TestWireNestingLimit: encoding/json refuses JSON nested deeper than
+// 10,000 levels; the one-pass reader refuses exactly the same bodies,
+// whether the deep value is read (positions) or skipped (an unknown field).
+func TestWireNestingLimit(t *testing.T) {
+	// The envelope, its data, the chunk list and a chunk are 4 levels.
+	for _, field := range []string{"positions", "unknown"} {
+		for _, depth := range []int{9995, 9996, 9997} {
+			body := `{"code":0,"data":{"chunks":[{"id":"a","` + field + `":` +
+				strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}]}}`
+			checkWireRetrieval(t, []byte(body), true)
 		}
-		if !reflect.DeepEqual(errorOrNil(gotErr), errorOrNil(wantErr)) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\none-pass %+v %v\nstdlib   %+v %v", body, got, gotErr, want, wantErr)
-		}
-	})
+	}
 }
 
 // FuzzWireEvent holds the SSE event's one-pass decoding to the old one:

@@ -1,0 +1,403 @@
+package ragflow
+
+import (
+	"errors"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner reads JSON from one response body (or SSE event) in a single
+// pass, under wireReader. It accepts exactly what encoding/json accepts
+// (RFC 8259 syntax, nesting up to maxDepth) and decodes strings as
+// encoding/json does: escapes resolved, invalid UTF-8 and lone surrogates
+// replaced with U+FFFD. Strings that need no decoding are slices of str,
+// one copy of the whole body, so a retrieval costs one string allocation
+// for its ids, contents and metadata however many chunks it has (the
+// jsontext decoder it replaced copied each string on its own, and its
+// token machinery was most of a retrieval's decoding time). It is the
+// scanner of meili's search decoder (meili/scan.go), which the gate's
+// other one-pass decoder was fuzzed against encoding/json with.
+type scanner struct {
+	data    []byte
+	str     string // data as a string
+	pos     int
+	depth   int
+	scratch []byte // decoded text of the last escaped string or key
+
+	keyStart, keyEnd int // the last key's span in str; -1 when it was escaped
+}
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
+
+var (
+	errSyntax   = errors.New("invalid JSON")
+	errType     = errors.New("value of the wrong JSON type")
+	errTooDeep  = errors.New("JSON nested too deeply")
+	errTrailing = errors.New("data after the JSON value")
+)
+
+// init readies s for body, keeping the scratch buffer of its last use.
+func (s *scanner) init(body []byte) {
+	*s = scanner{data: body, str: string(body), scratch: s.scratch[:0]}
+}
+
+// peek skips whitespace and returns the next byte, 0 at the end.
+func (s *scanner) peek() byte {
+	for s.pos < len(s.data) {
+		switch c := s.data[s.pos]; c {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// end checks nothing but whitespace follows the value.
+func (s *scanner) end() error {
+	if s.peek(); s.pos < len(s.data) {
+		return errTrailing
+	}
+	return nil
+}
+
+// expect consumes c after optional whitespace.
+func (s *scanner) expect(c byte) error {
+	if s.peek() != c {
+		return errSyntax
+	}
+	s.pos++
+	return nil
+}
+
+// open consumes '{' or '[' (the caller has peeked it) and counts depth.
+func (s *scanner) open() error {
+	s.pos++
+	s.depth++
+	if s.depth > maxDepth {
+		return errTooDeep
+	}
+	return nil
+}
+
+// next is called after a member or element: it consumes ',' (more follows,
+// true) or the closing byte (false).
+func (s *scanner) next(closing byte) (bool, error) {
+	switch s.peek() {
+	case ',':
+		s.pos++
+		return true, nil
+	case closing:
+		s.pos++
+		s.depth--
+		return false, nil
+	}
+	return false, errSyntax
+}
+
+// first consumes the closing byte of an empty object or array (false) or
+// says a member or element follows (true).
+func (s *scanner) first(closing byte) bool {
+	if s.peek() == closing {
+		s.pos++
+		s.depth--
+		return false
+	}
+	return true
+}
+
+// key reads an object key and its colon. The bytes are valid until the
+// next string is read; keyString is the key as a string.
+func (s *scanner) key() ([]byte, error) {
+	if s.peek() != '"' {
+		return nil, errSyntax
+	}
+	start, end, plain, err := s.scanString()
+	if err != nil {
+		return nil, err
+	}
+	k := s.data[start:end]
+	s.keyStart, s.keyEnd = start, end
+	if !plain {
+		k = s.unquote(start, end)
+		s.keyStart, s.keyEnd = -1, -1
+	}
+	return k, s.expect(':')
+}
+
+// keyString is k, the key key last returned, as a string: a slice of str
+// when it needed no decoding, else a copy.
+func (s *scanner) keyString(k []byte) string {
+	if s.keyStart >= 0 {
+		return s.str[s.keyStart:s.keyEnd]
+	}
+	return string(k)
+}
+
+// stringValue reads a string (the caller has peeked '"').
+func (s *scanner) stringValue() (string, error) {
+	start, end, plain, err := s.scanString()
+	if err != nil || plain {
+		return s.str[start:end], err
+	}
+	return string(s.unquote(start, end)), nil
+}
+
+// scanString consumes a string literal and returns the span inside the
+// quotes, and whether that span is the value as it stands (no escapes,
+// valid UTF-8).
+func (s *scanner) scanString() (start, end int, plain bool, err error) {
+	data, i := s.data, s.pos+1
+	start, plain = i, true
+	for i < len(data) {
+		// Most bytes are plain ASCII: skip runs of them first.
+		for i < len(data) && plainASCII[data[i]] {
+			i++
+		}
+		if i == len(data) {
+			break
+		}
+		switch c := data[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return start, i, plain, nil
+		case c < ' ':
+			return 0, 0, false, errSyntax
+		case c == '\\':
+			n := escapeLen(data[i:])
+			if n == 0 {
+				return 0, 0, false, errSyntax
+			}
+			i += n
+			plain = false
+		default:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				plain = false
+			}
+			i += size
+		}
+	}
+	return 0, 0, false, errSyntax
+}
+
+// plainASCII marks the bytes that stand for themselves inside a string.
+var plainASCII = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// escapeLen is the length of the valid escape sequence at the start of
+// b, 0 for an invalid one.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if hex4(b[2:]) >= 0 {
+			return 6
+		}
+	}
+	return 0
+}
+
+// unquote decodes the validated literal body data[start:end] into scratch
+// as encoding/json does.
+func (s *scanner) unquote(start, end int) []byte {
+	in := s.data[start:end]
+	if cap(s.scratch) < len(in) {
+		// Decoded text is no longer than the literal unless it holds
+		// invalid UTF-8, so this is the only growth for almost any string.
+		s.scratch = make([]byte, 0, max(len(in), 2*cap(s.scratch), 256))
+	}
+	b := s.scratch[:0]
+	for r := 0; r < len(in); {
+		c := in[r]
+		switch {
+		case c == '\\':
+			var n int
+			b, n = appendEscape(b, in[r:])
+			r += n
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(in[r:])
+			b = utf8.AppendRune(b, rr)
+			r += size
+		}
+	}
+	s.scratch = b
+	return b
+}
+
+// appendEscape appends the text of the validated escape at the start of in
+// and says how many bytes it took; a lone surrogate is U+FFFD.
+func appendEscape(b, in []byte) ([]byte, int) {
+	switch in[1] {
+	case 'b':
+		return append(b, '\b'), 2
+	case 'f':
+		return append(b, '\f'), 2
+	case 'n':
+		return append(b, '\n'), 2
+	case 'r':
+		return append(b, '\r'), 2
+	case 't':
+		return append(b, '\t'), 2
+	case 'u':
+		r := hex4(in[2:])
+		if !utf16.IsSurrogate(r) {
+			return utf8.AppendRune(b, r), 6
+		}
+		if len(in) >= 12 && in[6] == '\\' && in[7] == 'u' {
+			if dec := utf16.DecodeRune(r, hex4(in[8:])); dec != unicode.ReplacementChar {
+				return utf8.AppendRune(b, dec), 12
+			}
+		}
+		return utf8.AppendRune(b, unicode.ReplacementChar), 6
+	}
+	return append(b, in[1]), 2
+}
+
+// hex4 is the value of four hex digits at the start of b, or -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// number consumes a number literal and returns its text.
+func (s *scanner) number() (string, error) {
+	start, d := s.pos, s.data
+	if s.pos < len(d) && d[s.pos] == '-' {
+		s.pos++
+	}
+	switch {
+	case s.pos < len(d) && d[s.pos] == '0':
+		s.pos++
+	case s.digits() == 0:
+		return "", errSyntax
+	}
+	if s.pos < len(d) && d[s.pos] == '.' {
+		s.pos++
+		if s.digits() == 0 {
+			return "", errSyntax
+		}
+	}
+	if s.pos < len(d) && (d[s.pos] == 'e' || d[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(d) && (d[s.pos] == '+' || d[s.pos] == '-') {
+			s.pos++
+		}
+		if s.digits() == 0 {
+			return "", errSyntax
+		}
+	}
+	return s.str[start:s.pos], nil
+}
+
+func (s *scanner) digits() int {
+	n := 0
+	for s.pos < len(s.data) && '0' <= s.data[s.pos] && s.data[s.pos] <= '9' {
+		s.pos++
+		n++
+	}
+	return n
+}
+
+// literal consumes true, false or null.
+func (s *scanner) literal() error {
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if len(s.data)-s.pos >= len(lit) && s.str[s.pos:s.pos+len(lit)] == lit {
+			s.pos += len(lit)
+			return nil
+		}
+	}
+	return errSyntax
+}
+
+// null consumes null if it is next.
+func (s *scanner) null() bool {
+	if s.peek() == 'n' && len(s.data)-s.pos >= 4 && s.str[s.pos:s.pos+4] == "null" {
+		s.pos += 4
+		return true
+	}
+	return false
+}
+
+// skip consumes any value, checking its syntax.
+func (s *scanner) skip() error {
+	switch c := s.peek(); {
+	case c == '"':
+		_, _, _, err := s.scanString()
+		return err
+	case c == '{':
+		return s.skipObject()
+	case c == '[':
+		return s.skipArray()
+	case c == '-' || '0' <= c && c <= '9':
+		_, err := s.number()
+		return err
+	default:
+		return s.literal()
+	}
+}
+
+func (s *scanner) skipObject() error {
+	if err := s.open(); err != nil {
+		return err
+	}
+	for more := s.first('}'); more; {
+		if _, err := s.key(); err != nil {
+			return err
+		}
+		if err := s.skip(); err != nil {
+			return err
+		}
+		var err error
+		if more, err = s.next('}'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *scanner) skipArray() error {
+	if err := s.open(); err != nil {
+		return err
+	}
+	for more := s.first(']'); more; {
+		if err := s.skip(); err != nil {
+			return err
+		}
+		var err error
+		if more, err = s.next(']'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
