@@ -1,16 +1,15 @@
 package mcp
 
-import (
-	json "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-)
+import "github.com/go-json-experiment/json/jsontext"
 
 // fastRequest is a stateless tools/call or tools/list in the only shape
-// the fast path answers. Decoding is strict (exact member names, no
-// unknown members, no duplicates, valid UTF-8), so everything it accepts
-// the SDK's lenient decoder reads the same way; anything else (a progress
-// token, a log level, a cursor, icons in clientInfo...) fails here and the
-// request goes to the SDK, which answers it as it always did.
+// the fast path answers. Reading is strict (exact member names, no
+// unknown members, no duplicates, valid UTF-8: scanFast), so everything it
+// accepts the SDK's lenient decoder reads the same way; anything else (a
+// progress token, a log level, a cursor, icons in clientInfo...) fails
+// here and the request goes to the SDK, which answers it as it always did.
+// The struct tags are the wire names; the tests decode with them
+// (decodeFastUnmarshal, the reference scanFast is held to).
 type fastRequest struct {
 	JSONRPC string         `json:"jsonrpc"`
 	ID      jsontext.Value `json:"id"`
@@ -31,47 +30,20 @@ type fastMeta struct {
 	ClientCapabilities jsontext.Value `json:"io.modelcontextprotocol/clientCapabilities"`
 }
 
-// fastImplementation is the clientInfo members the SDK decodes as strings.
-type fastImplementation struct {
-	Name        string `json:"name"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-	Version     string `json:"version"`
-	WebsiteURL  string `json:"websiteUrl"`
-}
-
-// fastCapabilities is the subset of client capabilities the fast path
-// accepts: none, or roots. Anything else goes to the SDK, whose decoder
-// knows the whole type.
-type fastCapabilities struct {
-	Roots *struct {
-		ListChanged bool `json:"listChanged"`
-	} `json:"roots"`
-}
-
-var strict = json.JoinOptions(json.RejectUnknownMembers(true))
-
 // fastMethods are the methods the fast path answers.
 var fastMethods = map[string]bool{"tools/call": true, "tools/list": true}
 
 // decodeFast reads body as a fast-path request, or reports false.
 func decodeFast(body []byte) (*fastRequest, bool) {
-	var req fastRequest
-	if json.Unmarshal(body, &req, strict) != nil || req.JSONRPC != "2.0" || !fastMethods[req.Method] ||
-		req.Params == nil || req.Params.Meta == nil {
+	req, ok := scanFast(body, true)
+	if !ok || !fastMethods[req.Method] || req.Params.Meta == nil {
 		return nil, false
 	}
 	m := req.Params.Meta
 	if m.ProtocolVersion != revisionStateless || m.ClientCapabilities.Kind() != '{' {
 		return nil, false
 	}
-	if json.Unmarshal(m.ClientCapabilities, new(fastCapabilities), strict) != nil {
-		return nil, false
-	}
-	if m.ClientInfo != nil && (m.ClientInfo.Kind() != '{' || json.Unmarshal(m.ClientInfo, new(fastImplementation), strict) != nil) {
-		return nil, false
-	}
-	return &req, simpleID(req.ID)
+	return req, simpleID(req.ID)
 }
 
 // simpleID admits ids the SDK echoes back byte for byte: an integer in
@@ -107,15 +79,14 @@ func simpleID(id jsontext.Value) bool {
 
 // decodeSessionCall reads body as a tools/call on a 2025-* session in the
 // only shape the session fast path answers (serveSessionFast): the strict
-// decoder of decodeFast, params with name and arguments and nothing else
+// reading of decodeFast, params with name and arguments and nothing else
 // (no _meta: a progress token goes to the SDK, which sends progress).
 func decodeSessionCall(body []byte) (*fastRequest, bool) {
-	var req fastRequest
-	if json.Unmarshal(body, &req, strict) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" ||
-		req.Params == nil || req.Params.Meta != nil || req.Params.Name == nil {
+	req, ok := scanFast(body, false)
+	if !ok || req.Method != "tools/call" || req.Params.Meta != nil || req.Params.Name == nil {
 		return nil, false
 	}
-	return &req, simpleID(req.ID)
+	return req, simpleID(req.ID)
 }
 
 // message is req as the front routes and checks it: what parseMessage

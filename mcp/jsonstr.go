@@ -1,6 +1,10 @@
 package mcp
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 // appendJSONString appends s as a JSON string exactly as encoding/json
 // writes a string with HTML escaping (json.Marshal): the SDK encodes a
@@ -12,6 +16,10 @@ func appendJSONString(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if n := safeRun(s[i:]); n > 0 {
+			i += n
+			continue
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if htmlSafe[b] {
 				i++
@@ -52,6 +60,41 @@ func appendJSONString(dst []byte, s []byte) []byte {
 		start = i
 	}
 	return append(append(dst, s[start:]...), '"')
+}
+
+// Eight bytes at a time: the masks below have the high bit of a byte set
+// for the first byte (counting from the low end) that is below 0x20, is not
+// ASCII, or equals one of '"', '\\', '<', '>', '&'. Borrows only move
+// upward, so the lowest flagged byte is exact; bytes above it may be
+// flagged falsely, which only sends them to the byte-by-byte loop.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// safeRun is how many bytes at the start of s appendJSONString copies as
+// they are (htmlSafe ASCII), counted a word at a time; it stops short of
+// the last 7 bytes and of the first byte that needs a look, which the
+// caller's byte loop handles. On the text of a search result (mostly
+// ASCII) this made escaping several times faster than the byte loop.
+func safeRun(s []byte) int {
+	n := 0
+	for len(s)-n >= 8 {
+		x := binary.LittleEndian.Uint64(s[n:])
+		m := x | (x - 0x20*lsb) | hasByte(x, '"') | hasByte(x, '\\') | hasByte(x, '<') | hasByte(x, '>') | hasByte(x, '&')
+		if m &= msb; m != 0 {
+			return n + bits.TrailingZeros64(m)/8
+		}
+		n += 8
+	}
+	return n
+}
+
+// hasByte has the high bit set in the first byte of x equal to c (and
+// possibly in bytes above it).
+func hasByte(x uint64, c byte) uint64 {
+	v := x ^ (lsb * uint64(c))
+	return (v - lsb) &^ v
 }
 
 // htmlSafe marks the ASCII bytes written as they are: printable, and not
