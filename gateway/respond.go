@@ -43,15 +43,31 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	buf := jsonBuffers.Get().(*bytes.Buffer)
 	defer putJSONBuffer(buf)
 	buf.Reset()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	encodeJSON(buf, v)
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// encodeJSON writes v as an Encoder with SetEscapeHTML(false) does, newline
+// included. A search result, written on every search call, is appended by
+// hand (protocol.SearchResult.AppendJSON, the same bytes without
+// encoding/json's reflection); a NaN score it cannot write goes to
+// encoding/json, which refuses it as before.
+func encodeJSON(buf *bytes.Buffer, v any) {
+	if r, ok := v.(protocol.SearchResult); ok {
+		b, err := r.AppendJSON(buf.AvailableBuffer(), false)
+		if err == nil {
+			buf.Write(append(b, '\n'))
+			return
+		}
+	}
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
 }
 
 var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
