@@ -132,10 +132,7 @@ func (c *Client) Search(ctx context.Context, p SearchParams) (*SearchResponse, e
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return nil, fmt.Errorf("meili: encoding search: %w", err)
-	}
+	raw := p.appendJSON(make([]byte, 0, 512))
 	bearer, err := c.bearer(p.Filter)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package meili
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/scope"
@@ -27,31 +28,63 @@ import (
 // fails closed. Meilisearch compares strings case-insensitively: this filter
 // narrows the search, and scope.Contains re-checks every hit exactly.
 func Filter(s protocol.Scope) string {
-	statuses := []string{scope.StatusApproved}
-	if s.IncludeWorkingDocs {
-		statuses = append(statuses, scope.StatusWorking)
-	}
-	versionAndStatus := "version = " + Quote(s.Version) + " AND status IN " + quoteList(statuses)
-	if s.ProjectPaths != nil {
-		return versionAndStatus + " AND (" + projectPathsFilter(s) + ")"
-	}
-	return "project IN " + quoteList(s.Projects) + " AND " + versionAndStatus +
-		" AND pathPrefixes IN " + quoteList(s.Paths)
+	return string(appendFilter(make([]byte, 0, 160), s))
 }
 
-// projectPathsFilter ORs one (project = "p" AND pathPrefixes IN [...])
+// appendFilter is Filter in one pass of appends: it runs on every search,
+// and building each quoted value and list as a string of its own was most
+// of its cost (TestFilterIsTheOracle holds it to the concatenating form).
+func appendFilter(b []byte, s protocol.Scope) []byte {
+	if s.ProjectPaths == nil {
+		b = appendQuotedList(append(b, "project IN "...), s.Projects)
+		b = appendVersionAndStatus(append(b, " AND "...), s)
+		return appendQuotedList(append(b, " AND pathPrefixes IN "...), s.Paths)
+	}
+	b = append(appendVersionAndStatus(b, s), " AND ("...)
+	return append(appendProjectPaths(b, s), ')')
+}
+
+// appendVersionAndStatus appends `version = "v" AND status IN [...]`;
+// "working" joins the statuses only when s.IncludeWorkingDocs.
+func appendVersionAndStatus(b []byte, s protocol.Scope) []byte {
+	b = appendQuote(append(b, "version = "...), s.Version)
+	b = appendQuote(append(b, " AND status IN ["...), scope.StatusApproved)
+	if s.IncludeWorkingDocs {
+		b = appendQuote(append(b, ", "...), scope.StatusWorking)
+	}
+	return append(b, ']')
+}
+
+// appendProjectPaths ORs one (project = "p" AND pathPrefixes IN [...])
 // clause per project of s, in sorted order so the same scope always gives
 // the same filter (and tenant token). No projects give project IN [].
-func projectPathsFilter(s protocol.Scope) string {
-	projects := slices.Compact(slices.Sorted(slices.Values(s.Projects)))
+func appendProjectPaths(b []byte, s protocol.Scope) []byte {
+	projects := s.Projects
+	if !slices.IsSorted(projects) || hasAdjacentDuplicates(projects) {
+		projects = slices.Compact(slices.Sorted(slices.Values(projects)))
+	}
 	if len(projects) == 0 {
-		return "project IN []"
+		return append(b, "project IN []"...)
 	}
-	clauses := make([]string, len(projects))
 	for i, p := range projects {
-		clauses[i] = "(project = " + Quote(p) + " AND pathPrefixes IN " + quoteList(s.ProjectPaths[p]) + ")"
+		if i > 0 {
+			b = append(b, " OR "...)
+		}
+		b = appendQuote(append(b, "(project = "...), p)
+		b = appendQuotedList(append(b, " AND pathPrefixes IN "...), s.ProjectPaths[p])
+		b = append(b, ')')
 	}
-	return strings.Join(clauses, " OR ")
+	return b
+}
+
+// hasAdjacentDuplicates reports whether a sorted list repeats a value.
+func hasAdjacentDuplicates(vs []string) bool {
+	for i := 1; i < len(vs); i++ {
+		if vs[i] == vs[i-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // PathsFilter narrows a search to exact page paths (get_page):
@@ -82,23 +115,41 @@ func And(parts ...string) string {
 // sequences (filter-parser value.rs), so escaping backslashes and double
 // quotes is exactly enough for any string, including keywords like "AND".
 func Quote(v string) string {
-	var b strings.Builder
-	b.Grow(len(v) + 2)
-	b.WriteByte('"')
-	for _, r := range v {
-		if r == '\\' || r == '"' {
-			b.WriteByte('\\')
+	return string(appendQuote(make([]byte, 0, len(v)+2), v))
+}
+
+// appendQuote appends Quote(v). Bytes that are not UTF-8 are written as
+// U+FFFD, as a range over the string reads them.
+func appendQuote(b []byte, v string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(v); {
+		if c := v[i]; c < utf8.RuneSelf {
+			if c == '\\' || c == '"' {
+				b = append(b, '\\')
+			}
+			b = append(b, c)
+			i++
+			continue
 		}
-		b.WriteRune(r)
+		r, size := utf8.DecodeRuneInString(v[i:])
+		b = utf8.AppendRune(b, r)
+		i += size
 	}
-	b.WriteByte('"')
-	return b.String()
+	return append(b, '"')
 }
 
 func quoteList(vs []string) string {
-	quoted := make([]string, len(vs))
+	return string(appendQuotedList(nil, vs))
+}
+
+// appendQuotedList appends ["a", "b"], each value quoted with Quote.
+func appendQuotedList(b []byte, vs []string) []byte {
+	b = append(b, '[')
 	for i, v := range vs {
-		quoted[i] = Quote(v)
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendQuote(b, v)
 	}
-	return "[" + strings.Join(quoted, ", ") + "]"
+	return append(b, ']')
 }
