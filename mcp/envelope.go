@@ -79,7 +79,7 @@ func refuse(status, code int, msg string) *refusal {
 // Mcp-Name headers that say what the body says. The body is put back for
 // the SDK.
 func readMessage(r *http.Request, limit int64) (*message, *refusal) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
 		return nil, refuse(http.StatusUnsupportedMediaType, codeInvalidRequest, "Content-Type must be application/json")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
@@ -100,6 +100,17 @@ func readMessage(r *http.Request, limit int64) (*message, *refusal) {
 		return nil, ref
 	}
 	return msg, nil
+}
+
+// isJSONContentType reports a Content-Type of application/json, with or
+// without parameters. The exact value (what clients send) is recognized
+// without mime.ParseMediaType, which allocates on every request.
+func isJSONContentType(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // decodeOnce reads body once. A request that says it is a stateless

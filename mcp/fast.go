@@ -63,7 +63,9 @@ func fastHeaders(r *http.Request) bool {
 // accepts is the SDK's reading of Accept (streamableAccepts).
 func accepts(values []string) (jsonOK, streamOK bool) {
 	for _, value := range values {
-		for _, raw := range strings.Split(value, ",") {
+		for more := true; more; {
+			var raw string
+			raw, value, more = strings.Cut(value, ",") // strings.Split without its slice
 			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
 			switch strings.ToLower(strings.TrimSpace(base)) {
 			case "application/json", "application/*":
@@ -84,6 +86,11 @@ func hostAllowed(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil {
 		return true
+	}
+	if tcp, ok := local.(*net.TCPAddr); ok {
+		// What isLoopback(local.String()) says, without formatting
+		// the address on every request.
+		return !tcp.IP.IsLoopback() || isLoopback(r.Host)
 	}
 	return !isLoopback(local.String()) || isLoopback(r.Host)
 }
