@@ -1,6 +1,7 @@
 package meili
 
 import (
+	"encoding/binary"
 	"errors"
 	"unicode"
 	"unicode/utf16"
@@ -135,7 +136,9 @@ func (s *scanner) scanString() (start, end int, plain bool, err error) {
 	data, i := s.data, s.pos+1
 	start, plain = i, true
 	for i < len(data) {
-		// Most bytes are plain ASCII: skip runs of them first.
+		// Most bytes are plain ASCII: skip runs of them first, eight at a
+		// time, then byte by byte up to the first that is not.
+		i += plainWords(data[i:])
 		for i < len(data) && plainASCII[data[i]] {
 			i++
 		}
@@ -174,6 +177,38 @@ var plainASCII = func() (t [256]bool) {
 	return t
 }()
 
+// Word masks for plainWords: the high bit of a byte is set for the first
+// byte (from the low end) that is below 0x20, not ASCII, '"' or '\\';
+// borrows only move upward, so the lowest flagged byte is exact.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plainWords is how many bytes at the start of b stand for themselves in a
+// string (plainASCII), counted eight at a time: it stops at the word
+// holding the first byte that does not, or short of the last seven bytes,
+// and the caller's byte loop goes on from there. The text of a search
+// response is nearly all such bytes, and a byte-at-a-time loop over it was
+// the largest part of decoding one.
+func plainWords(b []byte) int {
+	n := 0
+	for ; len(b)-n >= 8; n += 8 {
+		x := binary.LittleEndian.Uint64(b[n:])
+		if (x|(x-0x20*lsb)|hasByte(x, '"')|hasByte(x, '\\'))&msb != 0 {
+			break
+		}
+	}
+	return n
+}
+
+// hasByte has the high bit set in the first byte of x equal to c (and
+// possibly in bytes above it).
+func hasByte(x uint64, c byte) uint64 {
+	v := x ^ (lsb * uint64(c))
+	return (v - lsb) &^ v
+}
+
 // escapeLen is the length of the valid escape sequence at the start of
 // b, 0 for an invalid one.
 func escapeLen(b []byte) int {
@@ -202,6 +237,13 @@ func (s *scanner) unquote(start, end int) []byte {
 	}
 	b := s.scratch[:0]
 	for r := 0; r < len(in); {
+		// Copy runs of plain ASCII whole (the literal was validated, so
+		// a run ends at a backslash or a byte that is not ASCII).
+		if n := plainWords(in[r:]); n > 0 {
+			b = append(b, in[r:r+n]...)
+			r += n
+			continue
+		}
 		c := in[r]
 		switch {
 		case c == '\\':
