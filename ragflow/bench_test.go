@@ -97,3 +97,18 @@ func benchStep(b *testing.B, name string, f func() error) {
 		}
 	})
 }
+
+// BenchmarkWireRetrieval is the decoding of the recorded retrieval body
+// alone (8 chunks, 12 KB): what Retrieve does after the body is read.
+func BenchmarkWireRetrieval(b *testing.B) {
+	body := fixture(b, "devragflow/retrieval.bench.json")
+	benchStep(b, "decode", func() error {
+		r := getWireReader()
+		defer putWireReader(r)
+		r.src.Write(body)
+		if _, d, decoded, _ := r.readRetrieval(); !decoded || len(d.chunks) != 8 {
+			b.Fatalf("decoded %v, %d chunks", decoded, len(d.chunks))
+		}
+		return nil
+	})
+}

@@ -243,9 +243,10 @@ func (r *wireReader) readIntPtr(dst **int) error {
 	return err
 }
 
-// readFloatPtr reads a *float64 field: null sets it to nil; a number out
-// of float64's range is a mismatch.
-func (r *wireReader) readFloatPtr(dst **float64) error {
+// readScore reads a chunk's score as a *float64 field read through
+// orZero: a number is itself, null is 0; a number out of float64's range
+// is a mismatch.
+func (r *wireReader) readScore(dst *float64) error {
 	switch r.kind() {
 	case '0':
 		raw, err := r.s.number()
@@ -253,13 +254,13 @@ func (r *wireReader) readFloatPtr(dst **float64) error {
 			return err
 		}
 		if f, perr := strconv.ParseFloat(raw, 64); perr == nil {
-			*dst = &f
+			*dst = f
 		} else {
 			r.mismatch = true
 		}
 		return nil
 	case 'n':
-		*dst = nil
+		*dst = 0
 		return r.skipNull()
 	}
 	return r.wrongType()

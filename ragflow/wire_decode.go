@@ -104,8 +104,11 @@ var chunkFields = []string{"id", "content", "document_id", "document_name", "doc
 	"similarity", "vector_similarity", "term_similarity", "document_metadata", "positions"}
 
 // readChunk reads one chunk as Chunk.UnmarshalJSON does: null is the zero
-// chunk, anything but an object a mismatch.
-func (r *wireReader) readChunk() (Chunk, error) {
+// chunk, anything but an object a mismatch. It reads the members itself
+// (no closure for members), straight into the Chunk: a score is its number,
+// or 0 after a null, as wireChunk's *float64 ends up through orZero; a
+// score of the wrong type fails the decode either way.
+func (r *wireReader) readChunk() (c Chunk, err error) {
 	switch r.kind() {
 	case '{':
 	case 'n':
@@ -113,26 +116,40 @@ func (r *wireReader) readChunk() (Chunk, error) {
 	default:
 		return Chunk{}, r.wrongType()
 	}
-	var w wireChunk
-	strs := [...]*string{&w.ID, &w.Content, &w.DocumentID, &w.DocumentName, &w.DocumentKeyword, &w.DatasetID, &w.KBID}
-	scores := [...]**float64{&w.Similarity, &w.VectorSimilarity, &w.TermSimilarity}
-	err := r.members(func(name []byte) error {
+	var keyword, kbID string
+	strs := [...]*string{&c.ID, &c.Content, &c.DocumentID, &c.DocumentName, &keyword, &c.DatasetID, &kbID}
+	scores := [...]*float64{&c.Similarity, &c.VectorSimilarity, &c.TermSimilarity}
+	s := &r.s
+	if err := s.open(); err != nil {
+		return c, err
+	}
+	for more := s.first('}'); more; {
+		name, err := s.key()
+		if err != nil {
+			return c, err
+		}
 		switch i := field(name, chunkFields); {
 		case i < 0:
-			return r.skipValue()
+			err = r.skipValue()
 		case i < len(strs):
-			return r.readString(strs[i])
+			err = r.readString(strs[i])
 		case i < len(strs)+len(scores):
-			return r.readFloatPtr(scores[i-len(strs)])
+			err = r.readScore(scores[i-len(strs)])
 		case chunkFields[i] == "document_metadata":
-			return r.readMap(&w.Metadata)
+			err = r.readMap(&c.Metadata)
 		default:
-			v, err := r.readAny()
-			w.Positions = v
-			return err
+			c.Positions, err = r.readAny()
 		}
-	})
-	return w.chunk(), err
+		if err != nil {
+			return c, err
+		}
+		if more, err = s.next('}'); err != nil {
+			return c, err
+		}
+	}
+	c.DocumentName = firstNonEmpty(c.DocumentName, keyword)
+	c.DatasetID = firstNonEmpty(c.DatasetID, kbID)
+	return c, nil
 }
 
 // eventData is the data of one SSE event (completionData, read in one

@@ -1,6 +1,7 @@
 package ragflow
 
 import (
+	"encoding/binary"
 	"errors"
 	"unicode"
 	"unicode/utf16"
@@ -153,7 +154,11 @@ func (s *scanner) scanString() (start, end int, plain bool, err error) {
 	data, i := s.data, s.pos+1
 	start, plain = i, true
 	for i < len(data) {
-		// Most bytes are plain ASCII: skip runs of them first.
+		// Most bytes are plain ASCII: skip runs of them first, eight at
+		// a time while they last.
+		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
 		for i < len(data) && plainASCII[data[i]] {
 			i++
 		}
@@ -192,6 +197,25 @@ var plainASCII = func() (t [256]bool) {
 	return t
 }()
 
+// Bytes of a word, for plainWord.
+const (
+	wordOnes  = 0x0101010101010101
+	wordHighs = 0x8080808080808080
+)
+
+// plainWord reports whether the eight bytes of w (read little-endian from
+// a string literal) are all plainASCII: none is below ' ', a quote, a
+// backslash or past ASCII. Each test is the exact "some byte is zero"
+// (or "below n") word trick, so a false says only that one byte of the
+// eight needs the byte-by-byte path.
+func plainWord(w uint64) bool {
+	const quote, backslash = wordOnes * '"', wordOnes * '\\'
+	return (w&wordHighs | bytesBelow(w, ' ') | bytesBelow(w^quote, 1) | bytesBelow(w^backslash, 1)) == 0
+}
+
+// bytesBelow is non-zero iff some byte of v is below n (n <= 128).
+func bytesBelow(v, n uint64) uint64 { return (v - wordOnes*n) &^ v & wordHighs }
+
 // escapeLen is the length of the valid escape sequence at the start of
 // b, 0 for an invalid one.
 func escapeLen(b []byte) int {
@@ -220,6 +244,19 @@ func (s *scanner) unquote(start, end int) []byte {
 	}
 	b := s.scratch[:0]
 	for r := 0; r < len(in); {
+		// Copy each run of plain ASCII at once: a chunk's content is
+		// mostly that, between its escaped newlines.
+		j := r
+		for j+8 <= len(in) && plainWord(binary.LittleEndian.Uint64(in[j:])) {
+			j += 8
+		}
+		for j < len(in) && plainASCII[in[j]] {
+			j++
+		}
+		b = append(b, in[r:j]...)
+		if r = j; r == len(in) {
+			break
+		}
 		c := in[r]
 		switch {
 		case c == '\\':
