@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,8 +19,8 @@ import (
 // without the network and with a gate that answers at once;
 // BenchmarkStatelessSearchSDK is the same call answered by the SDK, and
 // BenchmarkGateOnly is that gate call and the JSON an HTTP route would
-// write. The difference is what MCP adds per call (bench run M reports it
-// next to run B).
+// write (as the gateway's writeJSON writes it). The difference is what MCP
+// adds per call (bench run M reports it next to run B).
 func BenchmarkStatelessSearch(b *testing.B) { benchStateless(b, false, "tools/call") }
 
 func BenchmarkStatelessSearchSDK(b *testing.B) { benchStateless(b, true, "tools/call") }
@@ -69,11 +71,34 @@ func BenchmarkGateOnly(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w := httptest.NewRecorder()
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false) // as the gateway's writeJSON
-		_ = enc.Encode(out)
+		writeRouteJSON(httptest.NewRecorder(), out)
 	}
+}
+
+// writeRouteJSON writes out as the gateway's writeJSON does: a search
+// result appended by hand (protocol.SearchResult.AppendJSON), anything
+// else with encoding/json without HTML escaping, from a pooled buffer,
+// with its Content-Length.
+func writeRouteJSON(w http.ResponseWriter, out any) {
+	rs := getScratch()
+	b := rs.b
+	if r, ok := out.(protocol.SearchResult); ok {
+		b, _ = r.AppendJSON(b, false)
+	} else {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(out)
+		b = bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	}
+	b = append(b, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+	rs.release(b)
 }
 
 // benchGate answers search with what bench run B returns: six hits of the
