@@ -14,7 +14,7 @@ const (
 // cors adds the response headers for an allowed Origin and answers a
 // preflight. It reports whether the request was a preflight.
 func cors(w http.ResponseWriter, r *http.Request) bool {
-	origin := r.Header.Get("Origin")
+	origin := headerGet(r.Header, headerOrigin)
 	if origin == "" {
 		return false
 	}

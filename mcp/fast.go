@@ -50,11 +50,11 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, ex *exchange
 // stateless POST.
 func fastHeaders(r *http.Request) bool {
 	h := r.Header
-	if len(h.Values(headerProtocolVersion)) != 1 || h.Get(headerProtocolVersion) != revisionStateless ||
-		h.Get(headerMethod) == "" || len(h.Values("Last-Event-ID")) > 0 {
+	if v := headerValues(h, headerProtocolVersion); len(v) != 1 || v[0] != revisionStateless ||
+		headerGet(h, headerMethod) == "" || len(headerValues(h, headerLastEventID)) > 0 {
 		return false
 	}
-	if json, stream := accepts(h.Values("Accept")); !json || !stream {
+	if json, stream := accepts(headerValues(h, headerAccept)); !json || !stream {
 		return false
 	}
 	return hostAllowed(r)

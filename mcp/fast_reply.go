@@ -14,7 +14,7 @@ import (
 // revision of the request), same rendering and isError results.
 func (h *Handler) fastCall(w http.ResponseWriter, r *http.Request, ex *exchange, req *fastRequest) bool {
 	p := req.Params
-	if p.Name == nil || r.Header.Get(headerName) == "" || toolIndex[*p.Name] == nil {
+	if p.Name == nil || headerGet(r.Header, headerName) == "" || toolIndex[*p.Name] == nil {
 		return false // the SDK refuses these (missing Mcp-Name, unknown tool)
 	}
 	meta := CallMeta{RequestID: string(ex.msg.ID), Revision: revisionStateless, HTTP: ex.r}

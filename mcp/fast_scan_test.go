@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"net/textproto"
 	"strings"
 	"testing"
 
@@ -220,5 +221,16 @@ func TestScanFastDeclinesDeepArguments(t *testing.T) {
 	}
 	if fast, _ := checkScan(t, []byte(strings.Replace(body, deep, `[[[[{"a":[{}]}]]]]`, 1))); !fast {
 		t.Error("decodeFast declines arguments a few levels deep")
+	}
+}
+
+// The header names read straight from the map (headerGet, headerValues)
+// must be spelled as net/http stores them.
+func TestHeaderNamesAreCanonical(t *testing.T) {
+	for _, name := range []string{headerProtocolVersion, headerSessionID, headerMethod, headerName, headerExchange,
+		headerOrigin, headerContentType, headerAccept, headerLastEventID} {
+		if c := textproto.CanonicalMIMEHeaderKey(name); c != name {
+			t.Errorf("%q is stored as %q", name, c)
+		}
 	}
 }

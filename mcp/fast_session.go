@@ -44,10 +44,10 @@ func (h *Handler) serveSessionFast(w http.ResponseWriter, r *http.Request, ex *e
 // sessionHeaders holds a session POST to the SDK transport's checks.
 func sessionHeaders(r *http.Request, revision string) bool {
 	h := r.Header
-	if len(h.Values(headerProtocolVersion)) != 1 || h.Get(headerProtocolVersion) != revision || len(h.Values("Last-Event-ID")) > 0 {
+	if v := headerValues(h, headerProtocolVersion); len(v) != 1 || v[0] != revision || len(headerValues(h, headerLastEventID)) > 0 {
 		return false
 	}
-	if json, stream := accepts(h.Values("Accept")); !json || !stream {
+	if json, stream := accepts(headerValues(h, headerAccept)); !json || !stream {
 		return false
 	}
 	return hostAllowed(r)

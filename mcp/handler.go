@@ -85,7 +85,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if cors(w, r) {
 		return
 	}
-	r.Header.Del(headerExchange)
+	delete(r.Header, headerExchange) // Header.Del without canonicalizing a constant
 	switch r.Method {
 	case http.MethodPost:
 		h.servePOST(w, r)
@@ -121,7 +121,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, ref, refusalData(ref))
 		return
 	}
-	ex.created = r.Header.Get(headerSessionID) == ""
+	ex.created = headerGet(r.Header, headerSessionID) == ""
 	if ex.created {
 		h.serve(h.stateful, w, r, ex)
 		h.adopt(ex.session)

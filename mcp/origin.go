@@ -54,7 +54,7 @@ func newOriginPolicy(list []string) originPolicy {
 }
 
 func (pol originPolicy) allows(r *http.Request) bool {
-	values := r.Header.Values("Origin")
+	values := headerValues(r.Header, headerOrigin)
 	if len(values) == 0 {
 		return true
 	}
