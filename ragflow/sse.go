@@ -97,6 +97,7 @@ func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) 
 	if !st.done {
 		return nil, badResponse("stream ended before its terminator")
 	}
+	cl.drainRest()
 	if st.reference == nil {
 		st.reference = []Chunk{}
 	}

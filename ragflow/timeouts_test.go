@@ -3,8 +3,11 @@ package ragflow
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,5 +125,56 @@ func TestRequestIDIsSent(t *testing.T) {
 		if id := <-got; id != "req-123" {
 			t.Errorf("%s sent X-Request-Id %q, want req-123", call, id)
 		}
+	}
+}
+
+// A stream read to its terminator leaves its connection for the next
+// call: the client reads the rest of the response (the chunked body's end)
+// instead of closing it early, which made every generation dial anew.
+func TestStreamConnectionIsReused(t *testing.T) {
+	var dials atomic.Int32
+	events := streamEvents(t)
+	f := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slowStream(events, 0)(w, r)
+		time.Sleep(20 * time.Millisecond) // the response's end comes after the terminator
+	}))
+	f.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dials.Add(1)
+		}
+	}
+	f.Start()
+	t.Cleanup(f.Close)
+	c := newTestClient(t, f.URL)
+	for range 3 {
+		if _, err := c.Complete(t.Context(), askMsgs, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("3 streamed generations opened %d connections, want 1", n)
+	}
+}
+
+// A server that holds the response open after the terminator costs the
+// answer at most drainWait, never the idle timeout, and the answer is
+// the one the stream gave.
+func TestStreamHeldOpenAfterTerminator(t *testing.T) {
+	events := streamEvents(t)
+	f := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
+		slowStream(events, 0)(w, r)
+		<-r.Context().Done() // never ends the response
+	})
+	c := newTestClient(t, f.URL, func(cfg *Config) { cfg.IdleTimeout = 10 * time.Second })
+	start := time.Now()
+	comp, err := c.Complete(t.Context(), askMsgs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > drainWait+2*time.Second {
+		t.Errorf("the answer took %v with the response held open, want about %v", took, drainWait)
+	}
+	if comp.Answer == "" {
+		t.Error("empty answer")
 	}
 }
