@@ -26,10 +26,12 @@ var errNoToolGate = errors.New("the policy engine has no tool gate")
 // all, before the body is read (§6.2: token, identity, policy, tool): a
 // caller without the tool gets forbidden_tool whatever its body says, so it
 // cannot probe the body schema of a tool it may not use. An allow here only
-// lets the body be read; decide makes the call's decision.
+// lets the body be read; decide makes the call's decision. Both bound the
+// policy by DecisionTimeout with a lazyDeadline: a cached decision arms no
+// timer.
 func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principal, rec *audit.Record) error {
-	ctx, cancel := context.WithTimeout(policies.WithDecisionID(parent, rec.RequestID), g.cfg.DecisionTimeout)
-	defer cancel()
+	ctx := withLazyDeadline(policies.WithDecisionID(parent, rec.RequestID), g.cfg.DecisionTimeout)
+	defer ctx.release()
 	td, ok := g.deps.Policy.(ToolDecider)
 	if !ok {
 		return g.policyFailure(parent, rec, errNoToolGate)
@@ -53,8 +55,8 @@ func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principa
 
 // decide asks the policy. Any engine failure denies (fail closed).
 func (g *Gateway) decide(parent context.Context, rt route, c *call) error {
-	ctx, cancel := context.WithTimeout(policies.WithDecisionID(parent, c.rec.RequestID), g.cfg.DecisionTimeout)
-	defer cancel()
+	ctx := withLazyDeadline(policies.WithDecisionID(parent, c.rec.RequestID), g.cfg.DecisionTimeout)
+	defer ctx.release()
 	std := c.req.standard()
 	in := policies.Input{
 		Endpoint: rt.endpoint,
