@@ -137,7 +137,7 @@ func (c *Client) send(ctx context.Context, method, path string, body any, auth b
 	ctx, cancel, dog := watch(ctx, lim)
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
+		b, err := encodeBody(body)
 		if err != nil {
 			cancel()
 			return nil, fmt.Errorf("ragflow: encoding request: %w", err)

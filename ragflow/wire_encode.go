@@ -1,0 +1,229 @@
+package ragflow
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The two request bodies of an ask are written by hand: encoding/json's
+// reflection and its HTML-safe escaping of a ~5 KB prompt were a third of
+// a generation's client CPU (BenchmarkAskBackends/complete). The bodies
+// hold the same JSON values as json.Marshal's (FuzzRequestBodies decodes
+// both and compares): the same members in the same order, strings that
+// decode to the same text (invalid UTF-8 as U+FFFD, as there), numbers of
+// the same value; only the spelling of an escape or a float may differ.
+
+// jsonBody is a request body that writes its own JSON.
+type jsonBody interface {
+	appendJSON(b []byte) ([]byte, error)
+	sizeHint() int
+}
+
+// encodeBody is body's JSON: its own when it writes it, else json.Marshal's.
+func encodeBody(body any) ([]byte, error) {
+	if jb, ok := body.(jsonBody); ok {
+		return jb.appendJSON(make([]byte, 0, jb.sizeHint()))
+	}
+	return json.Marshal(body)
+}
+
+func (r completionRequest) sizeHint() int {
+	n := 32
+	for _, m := range r.Messages {
+		n += len(m.Role) + len(m.Content) + len(m.Content)/32 + 32
+	}
+	return n
+}
+
+func (r completionRequest) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"messages":`...)
+	if r.Messages == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, m := range r.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"role":`...)
+			b = appendJSONString(b, m.Role)
+			b = append(b, `,"content":`...)
+			b = appendJSONString(b, m.Content)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"stream":`...)
+	b = strconv.AppendBool(b, r.Stream)
+	return append(b, '}'), nil
+}
+
+func (r *retrievalRequest) sizeHint() int {
+	n := 320 + 2*len(r.Question)
+	for _, id := range r.DatasetIDs {
+		n += len(id) + 3
+	}
+	if r.MetadataCondition != nil {
+		n += 64 * len(r.MetadataCondition.Conditions)
+	}
+	return n
+}
+
+func (r *retrievalRequest) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"question":`...)
+	b = appendJSONString(b, r.Question)
+	b = append(b, `,"dataset_ids":`...)
+	b = appendJSONStrings(b, r.DatasetIDs)
+	if r.MetadataCondition != nil {
+		var err error
+		b = append(b, `,"metadata_condition":`...)
+		if b, err = r.MetadataCondition.appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, `,"page":`...)
+	b = strconv.AppendInt(b, int64(r.Page), 10)
+	b = append(b, `,"page_size":`...)
+	b = strconv.AppendInt(b, int64(r.PageSize), 10)
+	b = append(b, `,"similarity_threshold":`...)
+	b, err := appendJSONFloat(b, r.SimilarityThreshold)
+	if err != nil {
+		return nil, err
+	}
+	if r.TopK != 0 {
+		b = append(b, `,"top_k":`...)
+		b = strconv.AppendInt(b, int64(r.TopK), 10)
+	}
+	b = append(b, `,"highlight":`...)
+	b = strconv.AppendBool(b, r.Highlight)
+	b = append(b, `,"keyword":`...)
+	b = strconv.AppendBool(b, r.Keyword)
+	b = append(b, `,"reference_metadata":{"include":`...)
+	b = strconv.AppendBool(b, r.ReferenceMetadata.Include)
+	b = append(b, `,"fields":`...)
+	b = appendJSONStrings(b, r.ReferenceMetadata.Fields)
+	return append(b, "}}"...), nil
+}
+
+func (mc *MetadataCondition) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"logic":`...)
+	b = appendJSONString(b, mc.Logic)
+	b = append(b, `,"conditions":`...)
+	if mc.Conditions == nil {
+		return append(b, "null}"...), nil
+	}
+	b = append(b, '[')
+	for i, c := range mc.Conditions {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, c.Name)
+		b = append(b, `,"comparison_operator":`...)
+		b = appendJSONString(b, c.ComparisonOperator)
+		b = append(b, `,"value":`...)
+		if s, ok := c.Value.(string); ok {
+			b = appendJSONString(b, s)
+		} else {
+			v, err := json.Marshal(c.Value)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, v...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
+}
+
+// errBadFloat: JSON has no NaN or infinity (json.Marshal refuses them too).
+var errBadFloat = errors.New("json: unsupported float value")
+
+// appendJSONFloat writes f in the shortest form that reads back as f.
+func appendJSONFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, errBadFloat
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64), nil
+}
+
+// appendJSONStrings writes a list of strings (nil is null, as json.Marshal).
+func appendJSONStrings(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendJSONString writes s as a JSON string: runs of plain ASCII as they
+// are (eight bytes at a time while they last), quotes, backslashes and
+// control characters escaped, valid UTF-8 as it is and each invalid byte
+// as U+FFFD, which is what json.Marshal's text decodes to.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		j := i
+		for j+8 <= len(s) && plainWord(stringWord(s, j)) {
+			j += 8
+		}
+		for j < len(s) && plainASCII[s[j]] {
+			j++
+		}
+		b = append(b, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+			i++
+		case c < ' ':
+			b = appendControl(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, s[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return append(b, '"')
+}
+
+// appendControl escapes a control character.
+func appendControl(b []byte, c byte) []byte {
+	switch c {
+	case '\n':
+		return append(b, `\n`...)
+	case '\r':
+		return append(b, `\r`...)
+	case '\t':
+		return append(b, `\t`...)
+	case '\b':
+		return append(b, `\b`...)
+	case '\f':
+		return append(b, `\f`...)
+	}
+	const hex = "0123456789abcdef"
+	return append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+}
+
+// stringWord is the eight bytes of s at i, little-endian (as plainWord reads).
+func stringWord(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
