@@ -307,11 +307,20 @@ func lowerText(s string) string {
 	return b.String()
 }
 
+// hasCJK: some rune of s isCJK. ASCII bytes are passed over without
+// decoding them, so English text with a dash or an accent early on is not
+// read rune by rune to its end (it was most of newChunkText's cost).
 func hasCJK(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return strings.IndexFunc(s[i:], isCJK) >= 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if isCJK(r) {
+			return true
+		}
+		i += n
 	}
 	return false
 }
