@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -53,22 +54,31 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // encodeJSON writes v as an Encoder with SetEscapeHTML(false) does, newline
-// included. A search result, written on every search call, is appended by
-// hand (protocol.SearchResult.AppendJSON, the same bytes without
-// encoding/json's reflection); a NaN score it cannot write goes to
-// encoding/json, which refuses it as before.
+// included. A search result, written on every search call, and an answer,
+// on every ask, are appended by hand (protocol.SearchResult.AppendJSON,
+// AnswerResult.AppendJSON: the same bytes without encoding/json's
+// reflection); a NaN score they cannot write goes to encoding/json, which
+// refuses it as before.
 func encodeJSON(buf *bytes.Buffer, v any) {
-	if r, ok := v.(protocol.SearchResult); ok {
-		b, err := r.AppendJSON(buf.AvailableBuffer(), false)
-		if err == nil {
-			buf.Write(append(b, '\n'))
-			return
-		}
+	var b []byte
+	err := errNotByHand
+	switch r := v.(type) {
+	case protocol.SearchResult:
+		b, err = r.AppendJSON(buf.AvailableBuffer(), false)
+	case protocol.AnswerResult: // ask, the same way (AnswerResult.AppendJSON)
+		b, err = r.AppendJSON(buf.AvailableBuffer(), false)
+	}
+	if err == nil {
+		buf.Write(append(b, '\n'))
+		return
 	}
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
+
+// errNotByHand: encodeJSON has no hand-written encoding for the value.
+var errNotByHand = errors.New("no hand-written encoding")
 
 var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 

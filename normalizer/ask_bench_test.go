@@ -1,10 +1,12 @@
 package normalizer
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"testing"
 
+	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ragflow"
 )
 
@@ -45,4 +47,29 @@ func devRAGFlowAsk(b *testing.B) (string, []ragflow.Chunk) {
 		b.Fatalf("retrieval fixture: %v", err)
 	}
 	return string(text), env.Data.Chunks
+}
+
+// BenchmarkAskAnswerJSON is writing bench run C's answer as the gateway
+// does (AnswerResult.AppendJSON) and as encoding/json did.
+func BenchmarkAskAnswerJSON(b *testing.B) {
+	text, chunks := devRAGFlowAsk(b)
+	res, _ := Answer(text, chunks, kgentScope, AnswerOptions{RequireCitations: true, DedupeKey: "k"})
+	res.Audit = protocol.Audit{RequestID: "0123456789abcdef0123456789abcdef", Caller: "kunora-coding-agent", Scope: "kunora-kgent"}
+	b.Run("AppendJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 8<<10)
+		for b.Loop() {
+			buf, _ = res.AppendJSON(buf[:0], false)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf bytes.Buffer
+		for b.Loop() {
+			buf.Reset()
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(res)
+		}
+	})
 }
