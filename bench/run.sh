@@ -13,8 +13,9 @@
 # the medians reported; default 3), BENCH_MICRO (1 = also run the Go
 # micro-benchmarks, default 1), BENCH_BENCHTIME (go test -benchtime,
 # default 1s), BENCH_PROFILE (1 = after the load runs, profile a B run at
-# 32 connections through Caddy's pprof endpoint: CPU and allocations, top
-# entries in bench/out/profile_*.txt; default 0). Everything listens on 127.0.0.1:18xxx and every step is
+# BENCH_PROFILE_CONNS connections, default 32, through Caddy's pprof
+# endpoint: CPU and allocations, top entries in bench/out/profile_*.txt;
+# default 0). Everything listens on 127.0.0.1:18xxx and every step is
 # time-bounded. Exits non-zero if any load run saw an error or a non-2xx.
 set -euo pipefail
 
@@ -39,6 +40,7 @@ REPEATS=${BENCH_REPEATS:-3}
 MICRO=${BENCH_MICRO:-1}
 BENCHTIME=${BENCH_BENCHTIME:-1s}
 PROFILE=${BENCH_PROFILE:-0}
+PROFILE_CONNS=${BENCH_PROFILE_CONNS:-32}
 if [[ $QUICK == 1 ]]; then
 	# Not a measurement: each run once and short, the micro-benchmarks a few
 	# iterations each, the results beside the real ones and no history row.
@@ -47,6 +49,7 @@ if [[ $QUICK == 1 ]]; then
 	BENCHTIME=${BENCH_BENCHTIME:-20x} PROFILE=0
 fi
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_REPEATS must be a positive number" >&2; exit 2; }
+[[ $PROFILE_CONNS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_PROFILE_CONNS must be a positive number" >&2; exit 2; }
 ADMIN=127.0.0.1:18019
 GATE=127.0.0.1:18080
 PROXY=127.0.0.1:18081
@@ -54,7 +57,7 @@ STANDIN=127.0.0.1:18090
 RAGFLOW=127.0.0.1:18093
 COMMAND="bash bench/run.sh"
 if [[ $QUICK == 1 ]]; then COMMAND+=" --quick"; fi
-for v in BENCH_DURATION BENCH_WARMUP BENCH_REPEATS BENCH_MICRO BENCH_BENCHTIME BENCH_PROFILE; do
+for v in BENCH_DURATION BENCH_WARMUP BENCH_REPEATS BENCH_MICRO BENCH_BENCHTIME BENCH_PROFILE BENCH_PROFILE_CONNS; do
 	if [[ -n ${!v:-} ]]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 
@@ -276,8 +279,8 @@ reload_run varied -vary 500
 # profile_b: CPU and allocation profiles of the gate during a B run.
 profile_b() {
 	local secs=${DURATION%s}
-	echo "bench: profiling B at 32 connections for $DURATION"
-	wrk_run 32 "$((secs + 4))s" $GATE $B_PATH "$B_BODY" "$TOKEN" >"$OUT/profile_wrk.txt" &
+	echo "bench: profiling B at $PROFILE_CONNS connections for $DURATION"
+	wrk_run "$PROFILE_CONNS" "$((secs + 4))s" $GATE $B_PATH "$B_BODY" "$TOKEN" >"$OUT/profile_wrk.txt" &
 	local wrk_pid=$!
 	sleep 2
 	curl -s --max-time $((secs + 20)) -o "$OUT/cpu.pb.gz" "http://$ADMIN/debug/pprof/profile?seconds=$((secs / 2))"
