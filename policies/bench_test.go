@@ -181,3 +181,40 @@ func reportEvaluated(b *testing.B, dir, query string, in policies.Input) {
 	b.ReportMetric(float64(exprs), "exprs/op")
 	b.ReportMetric(float64(bodies), "bodies/op")
 }
+
+// BenchmarkEvaluators decides BenchmarkDecide's allow (cold, 10,000
+// agents), BenchmarkDecideDeny's denial and BenchmarkDecideTool's gate with
+// each evaluator in the same run, so that the figures compare on the same
+// machine at the same moment.
+func BenchmarkEvaluators(b *testing.B) {
+	dir := policyDirWithAgents(b, 10_000)
+	allow := agentCall("docs-maintainer-agent", "ask", scope(nil, []string{kgent + "/guides"}, ""))
+	deny := agentCall("stranger", "search", nil)
+	gate := agentCall("docs-maintainer-agent", "ask", nil)
+	for _, evaluator := range []string{policies.EvaluatorTopdown, policies.EvaluatorWasm} {
+		engine, err := policies.New(context.Background(), policies.Options{
+			Dir: dir, Logger: zap.NewNop(), CacheSize: -1, Evaluator: evaluator,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range []struct {
+			name   string
+			decide func() (policies.Decision, error)
+			allow  bool
+		}{
+			{"allow", func() (policies.Decision, error) { return engine.Decide(b.Context(), allow) }, true},
+			{"deny", func() (policies.Decision, error) { return engine.Decide(b.Context(), deny) }, false},
+			{"tool", func() (policies.Decision, error) { return engine.DecideTool(b.Context(), gate) }, true},
+		} {
+			b.Run(evaluator+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if d, err := c.decide(); err != nil || d.Allow != c.allow {
+						b.Fatalf("decision = %+v, %v", d, err)
+					}
+				}
+			})
+		}
+	}
+}

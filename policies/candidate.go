@@ -46,18 +46,31 @@ func dirCandidate(dir string) (*candidate, error) {
 
 // build compiles the candidate and runs its tests when required; any
 // failure leaves nothing to serve.
-func (c *candidate) build(ctx context.Context, query string, cacheSize int, runTests bool) (*prepared, error) {
-	p, err := c.files.compile(ctx, query, cacheSize)
+func (c *candidate) build(ctx context.Context, o buildOptions) (*prepared, error) {
+	p, err := c.files.compile(ctx, o.query, o.cacheSize, o.evaluator)
 	if err != nil {
 		return nil, err
 	}
 	p.revision, p.key = c.revision, c.key
-	if runTests {
+	if o.runTests {
 		if err := c.test(ctx); err != nil {
+			p.wasm.close()
 			return nil, err
 		}
 	}
 	return p, nil
+}
+
+// buildOptions are what building a candidate needs from the engine.
+type buildOptions struct {
+	query     string
+	cacheSize int
+	evaluator string
+	runTests  bool
+}
+
+func (e *Engine) buildOptions() buildOptions {
+	return buildOptions{query: e.query, cacheSize: e.cacheSize, evaluator: e.evaluator, runTests: e.runTests}
 }
 
 // hashOf hashes named byte strings, length prefixed so no two different sets

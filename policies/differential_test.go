@@ -104,6 +104,13 @@ func describeInput(in policies.Input) string {
 // without the team's tests (they assert the unedited data).
 func differentialEngine(t *testing.T, dir string, edit func(map[string]any)) *policies.Engine {
 	t.Helper()
+	return differentialEngineWith(t, dir, edit, "")
+}
+
+// differentialEngineWith is differentialEngine deciding with evaluator
+// ("": the suite's default, see TestMain).
+func differentialEngineWith(t *testing.T, dir string, edit func(map[string]any), evaluator string) *policies.Engine {
+	t.Helper()
 	target := t.TempDir()
 	modules, err := filepath.Glob(filepath.Join(dir, "*.rego"))
 	if err != nil {
@@ -126,7 +133,7 @@ func differentialEngine(t *testing.T, dir string, edit func(map[string]any)) *po
 	writeFile(t, target, "data.json", string(raw))
 	editData(t, target, edit)
 	engine, err := policies.New(context.Background(), policies.Options{
-		Dir: target, Logger: zap.NewNop(), CacheSize: -1, SkipTests: true,
+		Dir: target, Logger: zap.NewNop(), CacheSize: -1, SkipTests: true, Evaluator: evaluator,
 	})
 	if err != nil {
 		t.Fatalf("policy %s: %v", dir, err)

@@ -47,6 +47,11 @@ type Options struct {
 	// DecisionLog, when set, writes every decision as an OPA decision-log
 	// event until New's ctx is done.
 	DecisionLog *DecisionLogOptions
+	// Evaluator decides calls: EvaluatorTopdown ("" too) or EvaluatorWasm
+	// (the policy compiled to Wasm at every load; a policy that does not
+	// compile to Wasm is refused like one that does not compile at all).
+	// Policy tests run on topdown either way.
+	Evaluator string
 }
 
 // Engine decides calls with the currently loaded policy. It is safe for
@@ -59,6 +64,7 @@ type Engine struct {
 	logger    *zap.Logger
 	debounce  time.Duration
 	cacheSize int
+	evaluator string // EvaluatorTopdown or EvaluatorWasm
 	runTests  bool
 	observer  ReloadObserver
 	decisions DecisionObserver
@@ -93,7 +99,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy from %s: %w", e.src, err)
 	}
-	p, err := c.build(ctx, e.query, e.cacheSize, e.runTests)
+	p, err := c.build(ctx, e.buildOptions())
 	if err != nil {
 		return nil, fmt.Errorf("policy from %s: %w", e.src, err)
 	}
@@ -118,7 +124,12 @@ func newEngine(opts Options) (*Engine, error) {
 	if opts.Bundle != nil && opts.Bundle.Source == "" {
 		return nil, errors.New("policy bundle source is required")
 	}
+	evaluator, err := checkEvaluator(opts.Evaluator)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
+		evaluator: evaluator,
 		src:       newSource(opts),
 		query:     opts.Query,
 		logger:    opts.Logger,
@@ -198,6 +209,9 @@ func (e *Engine) decide(ctx context.Context, in Input, st *decisionStats) (Decis
 // nothing until ctx is done (rego's default watches ctx with a goroutine
 // per evaluation).
 func (p *prepared) evaluate(ctx context.Context, in *Input, m metrics.Metrics) (Decision, error) {
+	if p.wasm != nil {
+		return p.evaluateWasm(ctx, in, m)
+	}
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()

@@ -8,7 +8,8 @@ import (
 	"github.com/wikigate/wikigate/protocol"
 )
 
-// The policy's input is the JSON encoding of Input. Encoding it to JSON,
+// The policy's input is the JSON encoding of Input (input_json.go writes
+// it for the Wasm evaluator). Encoding it to JSON,
 // decoding it and converting the result to OPA's AST cost more than the
 // shipped policy's whole evaluation, so toAST builds the AST value directly
 // and inputKey writes a compact canonical form for the decision cache. Both

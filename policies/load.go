@@ -24,8 +24,11 @@ import (
 // that the same input may not get the same decision twice). It is shared by
 // every request; only the cache changes.
 type prepared struct {
-	query    rego.PreparedEvalQuery
-	tool     *rego.PreparedEvalQuery // ToolQuery; nil when the policy does not define it
+	query rego.PreparedEvalQuery
+	tool  *rego.PreparedEvalQuery // ToolQuery; nil when the policy does not define it
+	// wasm, when set, decides instead of query and tool (EvaluatorWasm);
+	// query and tool stay for what runs on topdown.
+	wasm     *wasmQueries
 	revision string
 	key      string // candidate.key: is a new candidate this same policy?
 	cache    *decisionCache
@@ -135,7 +138,7 @@ func (s snapshot) hasModules() bool {
 // compile loads, compiles and prepares the snapshot (STYLE §6). Errors carry
 // the compiler's own message (file:line: rego_..._error: ...), which is what a
 // security engineer needs to fix a broken policy.
-func (s snapshot) compile(ctx context.Context, query string, cacheSize int) (*prepared, error) {
+func (s snapshot) compile(ctx context.Context, query string, cacheSize int, evaluator string) (*prepared, error) {
 	if !s.hasModules() {
 		return nil, errors.New("no policy (*.rego) files")
 	}
@@ -169,6 +172,12 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int) (*pr
 		return nil, err
 	}
 	p := &prepared{query: pq, tool: tool, revision: s.revision(), uncacheable: nondeterministicCall(compiler)}
+	if evaluator == EvaluatorWasm {
+		// Fresh parses: the modules compiled above belong to the compiler.
+		if p.wasm, err = compileWasm(ctx, result.ParsedModules(), result.Documents, query, tool != nil); err != nil {
+			return nil, err
+		}
+	}
 	if p.uncacheable == "" {
 		p.cache = newDecisionCache(cacheSize)
 	}

@@ -38,7 +38,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	if c.digest == e.failedDigest {
 		return e.LastReloadError() // refused already: logged and counted once
 	}
-	next, err := c.build(ctx, e.query, e.cacheSize, e.runTests)
+	next, err := c.build(ctx, e.buildOptions())
 	if err != nil {
 		e.failedDigest = c.digest
 		return e.failed(err)
@@ -63,6 +63,7 @@ func (e *Engine) failed(err error) error {
 // activate swaps next in.
 func (e *Engine) activate(c *candidate, next *prepared) {
 	previous := e.current.Swap(next)
+	previous.wasm.close()
 	if c.activated != nil {
 		c.activated()
 	}

@@ -29,7 +29,11 @@ func parseResult(rs rego.ResultSet) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	wire, err := readWireDecision(object)
+	return decisionOf(readWireDecision(object))
+}
+
+// decisionOf is a decision as read by either evaluator's reader.
+func decisionOf(wire wireDecision, err error) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("malformed policy decision: %w", err)
 	}

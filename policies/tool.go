@@ -88,6 +88,9 @@ func (e *Engine) decideTool(ctx context.Context, in Input, st *decisionStats) (D
 }
 
 func (p *prepared) evaluateTool(ctx context.Context, in *Input, m metrics.Metrics) (Decision, error) {
+	if p.wasm != nil {
+		return p.evaluateToolWasm(ctx, in, m)
+	}
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
@@ -110,7 +113,11 @@ func parseToolResult(rs rego.ResultSet) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	wire, err := readWireDecision(object)
+	return toolDecisionOf(readWireDecision(object))
+}
+
+// toolDecisionOf is a tool decision as read by either evaluator's reader.
+func toolDecisionOf(wire wireDecision, err error) (Decision, error) {
 	switch {
 	case err != nil:
 		return Decision{}, fmt.Errorf("malformed tool decision: %w", err)

@@ -1,0 +1,173 @@
+package policies
+
+import (
+	"unicode/utf8"
+
+	"github.com/wikigate/wikigate/protocol"
+)
+
+// appendJSON appends in's JSON encoding, the Wasm evaluator's input: the
+// same document encoding/json writes (json tags and omitempty of Input,
+// Caller, SessionInput, Page and protocol.Scope; invalid UTF-8 as U+FFFD),
+// without reflection. Like toAST it must change with any field added to
+// Input; input_json_test.go compares it with encoding/json on generated
+// inputs.
+func (in *Input) appendJSON(b []byte) []byte {
+	b = append(b, `{"endpoint":`...)
+	b = appendJSONString(b, in.Endpoint)
+	b = append(b, `,"tool":`...)
+	b = appendJSONString(b, in.Tool)
+	b = append(b, `,"action":`...)
+	b = appendJSONString(b, in.Action)
+	b = append(b, `,"site_mode":`...)
+	b = appendJSONString(b, in.SiteMode)
+	b = append(b, `,"caller":{"type":`...)
+	b = appendJSONString(b, in.Caller.Type)
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, in.Caller.ID)
+	b = append(b, `,"anonymous":`...)
+	b = appendJSONBool(b, in.Caller.Anonymous)
+	b = append(b, `,"roles":`...)
+	if in.Caller.Roles == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONStrings(b, in.Caller.Roles)
+	}
+	b = append(b, `,"credential":`...)
+	b = appendJSONString(b, in.Caller.Credential)
+	b = append(b, `},"scope":`...)
+	if in.Scope == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendScopeJSON(b, in.Scope)
+	}
+	if len(in.Pages) > 0 {
+		b = append(b, `,"pages":`...)
+		b = appendJSONStrings(b, in.Pages)
+	}
+	if in.Page != nil {
+		b = append(b, `,"page":`...)
+		b = appendPageJSON(b, in.Page)
+	}
+	if in.Session != nil {
+		b = append(b, `,"session":{"scope":`...)
+		b = appendScopeJSON(b, &in.Session.Scope)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// appendScopeJSON writes protocol.Scope's JSON (projects, paths, version
+// omitted when empty; ProjectPaths and Datasets are never encoded).
+func appendScopeJSON(b []byte, s *protocol.Scope) []byte {
+	b = append(b, '{')
+	sep := false
+	field := func(name string) {
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":`...)
+	}
+	if len(s.Projects) > 0 {
+		field("projects")
+		b = appendJSONStrings(b, s.Projects)
+	}
+	if len(s.Paths) > 0 {
+		field("paths")
+		b = appendJSONStrings(b, s.Paths)
+	}
+	if s.Version != "" {
+		field("version")
+		b = appendJSONString(b, s.Version)
+	}
+	field("includeWorkingDocs")
+	b = appendJSONBool(b, s.IncludeWorkingDocs)
+	return append(b, '}')
+}
+
+func appendPageJSON(b []byte, p *Page) []byte {
+	b = append(b, '{')
+	sep := false
+	for _, f := range [...]struct{ name, value string }{{"path", p.Path}, {"url", p.URL}, {"version", p.Version}} {
+		if f.value == "" {
+			continue
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, '"')
+		b = append(b, f.name...)
+		b = append(b, `":`...)
+		b = appendJSONString(b, f.value)
+	}
+	return append(b, '}')
+}
+
+func appendJSONBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, "true"...)
+	}
+	return append(b, "false"...)
+}
+
+func appendJSONStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced by U+FFFD, as
+// encoding/json does (which also escapes <, > and &; the decoded value is
+// the same).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
