@@ -37,10 +37,16 @@ type Policy struct {
 	evalHeap int32
 	minPages uint32
 
-	mu      sync.Mutex
-	idle    []*instance
-	maxIdle int
-	closed  bool
+	// The pool. Each instance holds a copy of the image (tens of MB with
+	// 10,000 agents), so there are at most cap(slots) of them, one per
+	// CPU: an evaluation is CPU-bound, more could not run at once anyway,
+	// and one that finds them all busy waits a few microseconds for one
+	// rather than copying the image. slots holds a token per live
+	// instance, idle the instances not evaluating.
+	slots  chan struct{}
+	idle   chan *instance
+	mu     sync.Mutex // guards closed against put
+	closed bool
 }
 
 // New instantiates policy (a policy.wasm of ABI 1.2 or later) with data, a
@@ -50,7 +56,8 @@ func New(ctx context.Context, policy, data []byte) (*Policy, error) {
 	p := &Policy{
 		cache:   wazero.NewCompilationCache(),
 		wasm:    bytes.Clone(policy),
-		maxIdle: 2 * runtime.GOMAXPROCS(0),
+		slots:   make(chan struct{}, runtime.GOMAXPROCS(0)),
+		idle:    make(chan *instance, runtime.GOMAXPROCS(0)),
 	}
 	template, err := p.instantiate(ctx, minGluePages)
 	if err != nil {
@@ -65,11 +72,12 @@ func New(ctx context.Context, policy, data []byte) (*Policy, error) {
 	if err := p.readTables(ctx, template); err != nil {
 		return nil, err
 	}
+	p.slots <- struct{}{}
 	first, err := p.spawn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p.idle = append(p.idle, first)
+	p.idle <- first
 	return p, nil
 }
 
@@ -161,24 +169,34 @@ func (p *Policy) Eval(ctx context.Context, entrypoint int32, input []byte, dst [
 	}
 	out, err := inst.eval(ctx, entrypoint, input, dst)
 	if err != nil {
-		inst.close() // an instance that trapped may hold a broken heap
+		p.discard(inst) // an instance that trapped may hold a broken heap
 		return dst, err
 	}
 	p.put(inst)
 	return out, nil
 }
 
-// get takes an idle instance or makes one.
+// get takes an idle instance, makes one while there are fewer than the
+// pool holds, or waits for one to be put back.
 func (p *Policy) get(ctx context.Context) (*instance, error) {
-	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		inst := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
+	select {
+	case inst := <-p.idle:
 		return inst, nil
+	default:
 	}
-	p.mu.Unlock()
-	return p.spawn(ctx)
+	select {
+	case inst := <-p.idle:
+		return inst, nil
+	case p.slots <- struct{}{}:
+		inst, err := p.spawn(ctx)
+		if err != nil {
+			<-p.slots
+			return nil, err
+		}
+		return inst, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // spawn makes a new instance from the image.
@@ -215,17 +233,21 @@ func (p *Policy) seed(ctx context.Context, inst *instance) error {
 	return nil
 }
 
-// put returns inst to the pool, or closes it when the pool is full or the
-// policy was closed.
+// put returns inst to the pool, or closes it once the policy is closed.
 func (p *Policy) put(inst *instance) {
 	p.mu.Lock()
-	if !p.closed && len(p.idle) < p.maxIdle {
-		p.idle = append(p.idle, inst)
-		p.mu.Unlock()
+	defer p.mu.Unlock()
+	if p.closed {
+		p.discard(inst)
 		return
 	}
-	p.mu.Unlock()
+	p.idle <- inst // never blocks: there are no more instances than room
+}
+
+// discard closes inst and frees its slot.
+func (p *Policy) discard(inst *instance) {
 	inst.close()
+	<-p.slots
 }
 
 // Close releases the idle instances; evaluations still running finish and
@@ -234,11 +256,15 @@ func (p *Policy) put(inst *instance) {
 // its decision.
 func (p *Policy) Close() {
 	p.mu.Lock()
-	idle := p.idle
-	p.idle, p.closed = nil, true
-	p.mu.Unlock()
-	for _, inst := range idle {
-		inst.close()
+	defer p.mu.Unlock()
+	p.closed = true
+	for {
+		select {
+		case inst := <-p.idle:
+			p.discard(inst)
+		default:
+			return
+		}
 	}
 }
 
