@@ -81,7 +81,10 @@ func safeRun(s []byte) int {
 	n := 0
 	for len(s)-n >= 8 {
 		x := binary.LittleEndian.Uint64(s[n:])
-		m := x | (x - 0x20*lsb) | hasByte(x, '"') | hasByte(x, '\\') | hasByte(x, '<') | hasByte(x, '>') | hasByte(x, '&')
+		// '"' (0x22) and '&' (0x26) differ only in bit 2, '<' (0x3c)
+		// and '>' (0x3e) only in bit 1: setting that bit makes each
+		// pair one comparison.
+		m := x | (x - 0x20*lsb) | hasByte(x, '\\') | hasByte(x|0x04*lsb, '&') | hasByte(x|0x02*lsb, '>')
 		if m &= msb; m != 0 {
 			return n + bits.TrailingZeros64(m)/8
 		}
