@@ -159,3 +159,23 @@ func BenchmarkSessionSearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearchReply is the fast path's answer to a six-hit search
+// without the gate, the front or the request: structuredContent, the text
+// rendering and the JSON-RPC response written into a recorder.
+func BenchmarkSearchReply(b *testing.B) {
+	h, err := New(Config{Enabled: true}, benchGate(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := protocol.SearchResult{Total: 6, Hits: benchHits(6)}
+	b.ReportAllocs()
+	for b.Loop() {
+		o, err := h.buildOutput("search", out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.writeCallResult(httptest.NewRecorder(), []byte("1"), o, true)
+		o.release()
+	}
+}
