@@ -35,6 +35,10 @@ type PolicyConfig struct {
 	// logger http.handlers.wikigate.decisions (route it with Caddy's log)
 	// and/or uploads it to a decision-log service.
 	DecisionLog *DecisionLogConfig `json:"decision_log,omitempty"`
+	// Evaluator decides calls: "topdown" (OPA's evaluator, the default)
+	// or "wasm" (the same policy compiled to Wasm at every load; policy
+	// tests still run on topdown).
+	Evaluator string `json:"evaluator,omitempty"`
 }
 
 // BundleKey is one verification key: a PEM public key file for RS*/ES*/PS*,
@@ -55,6 +59,7 @@ type BundleKey struct {
 //		verification_key_id <kid>
 //		verification_scope  <scope>
 //		decision_log        [buffer <n>] [mask </input/path>...] [{ service ... }]
+//		evaluator           topdown|wasm
 //	}
 func (p *PolicyConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "policy", map[string]func() error{
@@ -65,7 +70,18 @@ func (p *PolicyConfig) unmarshal(d *caddyfile.Dispenser) error {
 		"verification_key_id": func() error { return oneArg(d, &p.VerificationKeyID) },
 		"verification_scope":  func() error { return oneArg(d, &p.VerificationScope) },
 		"decision_log":        func() error { return p.unmarshalDecisionLog(d) },
+		"evaluator":           func() error { return p.unmarshalEvaluator(d) },
 	}, "verification_key")
+}
+
+func (p *PolicyConfig) unmarshalEvaluator(d *caddyfile.Dispenser) error {
+	if err := oneArg(d, &p.Evaluator); err != nil {
+		return err
+	}
+	if p.Evaluator != policies.EvaluatorTopdown && p.Evaluator != policies.EvaluatorWasm {
+		return d.Errf("evaluator %q: want %s or %s", p.Evaluator, policies.EvaluatorTopdown, policies.EvaluatorWasm)
+	}
+	return nil
 }
 
 func (p *PolicyConfig) unmarshalPoll(d *caddyfile.Dispenser) error {
@@ -123,6 +139,7 @@ func (h *Handler) engineOptions(repl *caddy.Replacer, obs policies.ReloadObserve
 		return opts, nil
 	}
 	opts.SkipTests = p.RequireTests != nil && !*p.RequireTests
+	opts.Evaluator = p.Evaluator
 	if p.DecisionLog != nil {
 		dl, err := p.DecisionLog.options(repl, h.logger.Named("decisions"))
 		if err != nil {

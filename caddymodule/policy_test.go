@@ -20,6 +20,7 @@ func TestPolicyBlockErrors(t *testing.T) {
 		"two bundles":          "wikigate {\n policy {\n bundle a\n bundle b\n }\n}",
 		"policy block inline":  "wikigate {\n policy on\n}",
 		"poll three arguments": "wikigate {\n policy {\n bundle_poll 1s 2s 3s\n }\n}",
+		"unknown evaluator":    "wikigate {\n policy {\n evaluator fast\n }\n}",
 	}
 	for name, input := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -41,6 +42,10 @@ func TestEngineOptions(t *testing.T) {
 	h.Policy = &PolicyConfig{RequireTests: &off}
 	if o, _ := h.engineOptions(repl, nil); !o.SkipTests || o.Dir != "rego" {
 		t.Fatalf("require_tests off: %+v", o)
+	}
+	h.Policy = &PolicyConfig{Evaluator: "wasm"}
+	if o, _ := h.engineOptions(repl, nil); o.Evaluator != "wasm" {
+		t.Fatalf("evaluator wasm: %+v", o)
 	}
 	h.Policy = &PolicyConfig{Bundle: "b.tar.gz", VerificationKeys: map[string]BundleKey{"k": {Algorithm: "HS256", Secret: "s"}}}
 	if o, err := h.engineOptions(repl, nil); err != nil || o.Dir != "" || o.Bundle.Source != "b.tar.gz" || o.Bundle.Keys["k"].Key != "s" || o.SkipTests {
