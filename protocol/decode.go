@@ -59,6 +59,14 @@ func Decode(body []byte, v any) error {
 	if trimmed[0] != '{' {
 		return NewError(CodeInvalidRequest, "request body must be a JSON object")
 	}
+	if sd, ok := v.(simpleDecoder); ok && sd.decodeSimple(trimmed) {
+		return nil
+	}
+	return decodeStrict(trimmed, v)
+}
+
+// decodeStrict is Decode's reading of a trimmed body that starts with '{'.
+func decodeStrict(trimmed []byte, v any) error {
 	pd := decoderPool.Get().(*pooledDecoder)
 	defer pd.release()
 	pd.body = *bytes.NewBuffer(trimmed)
