@@ -12,6 +12,14 @@ import (
 // collection is passed through orderedRef, a Rego function that sorts a set
 // and leaves anything else alone, which is what topdown's concat sees. The
 // policy's own modules are untouched; only the copies compiled to Wasm are.
+//
+// Not corrected: a set or an object whose iteration order reaches the
+// result in another way (a set in the result, which JSON writes as a list;
+// an array comprehension over a set or an object; json.marshal of one)
+// lists the same elements in another order than topdown. The shipped
+// policy builds its decision from arrays only; rego/README.md asks the
+// policy's authors to keep it so, and the differential test
+// (policies/wasm_differential_test.go) catches a change that does not.
 
 // orderedPackage holds the helper; no policy may define it.
 const orderedPackage = "wasmeval_internal"

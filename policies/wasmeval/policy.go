@@ -54,10 +54,10 @@ type Policy struct {
 // module needs a built-in that neither Wasm nor topdown implements.
 func New(ctx context.Context, policy, data []byte) (*Policy, error) {
 	p := &Policy{
-		cache:   wazero.NewCompilationCache(),
-		wasm:    bytes.Clone(policy),
-		slots:   make(chan struct{}, runtime.GOMAXPROCS(0)),
-		idle:    make(chan *instance, runtime.GOMAXPROCS(0)),
+		cache: wazero.NewCompilationCache(),
+		wasm:  bytes.Clone(policy),
+		slots: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		idle:  make(chan *instance, runtime.GOMAXPROCS(0)),
 	}
 	template, err := p.instantiate(ctx, minGluePages)
 	if err != nil {
