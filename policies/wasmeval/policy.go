@@ -85,8 +85,8 @@ func New(ctx context.Context, policy, data []byte) (*Policy, error) {
 // least two 64 KiB pages.
 const minGluePages = 2
 
-// loadData parses data into inst's memory and records the segment it
-// occupies for the other instances.
+// loadData parses data into inst's memory and keeps that memory as the
+// image every instance starts from.
 func (p *Policy) loadData(ctx context.Context, inst *instance, data []byte) error {
 	if _, err := inst.call(ctx, "opa_malloc", 0); err != nil { // initializes the heap
 		return err
