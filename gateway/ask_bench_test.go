@@ -27,7 +27,9 @@ import (
 // sends them. Authentication and the policy decision are fixed fakes, so
 // what it weighs is the ask itself: two round trips to RAGFlow, their
 // decoding, the prompt, the answer's verification and its JSON.
-// cpu-ns/op includes the fake RAGFlow's serving, the same in every run.
+// cpu-ns/op includes the fake RAGFlow's serving, the same in every run,
+// unless WIKIGATE_ASKBENCH_RAGFLOW names a RAGFlow in another process
+// (benchRAGFlow).
 func BenchmarkAsk(b *testing.B) {
 	g := benchAskGateway(b)
 	body := `{"question":"How do I configure agent memory?"}`
@@ -65,6 +67,26 @@ func BenchmarkAsk(b *testing.B) {
 
 func benchAskGateway(b *testing.B) *Gateway {
 	b.Helper()
+	url, key := benchRAGFlow(b)
+	client, err := ragflow.New(ragflow.Config{URL: url, APIKey: key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := New(Config{Answer: AnswerConfig{Stream: true}}, Deps{Auth: benchAuth{}, Policy: benchPolicy{}, Search: healthFunc(nil), Answers: client})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
+
+// benchRAGFlow is the RAGFlow BenchmarkAsk asks: the development RAGFlow
+// at WIKIGATE_ASKBENCH_RAGFLOW with key WIKIGATE_ASKBENCH_RAGFLOW_KEY when
+// set (in its own process, so cpu-ns/op is the gate's alone, as bench run
+// C measures it), else an in-process one serving the recorded bodies.
+func benchRAGFlow(b *testing.B) (url, key string) {
+	if url := os.Getenv("WIKIGATE_ASKBENCH_RAGFLOW"); url != "" {
+		return url, os.Getenv("WIKIGATE_ASKBENCH_RAGFLOW_KEY")
+	}
 	retrieval := readBenchFixture(b, "retrieval.bench.json")
 	events := bytes.SplitAfter(readBenchFixture(b, "completion.bench.sse"), []byte("\n\n"))
 	rag := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -84,15 +106,7 @@ func benchAskGateway(b *testing.B) *Gateway {
 		_, _ = w.Write(retrieval)
 	}))
 	b.Cleanup(rag.Close)
-	client, err := ragflow.New(ragflow.Config{URL: rag.URL, APIKey: "bench-key"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := New(Config{Answer: AnswerConfig{Stream: true}}, Deps{Auth: benchAuth{}, Policy: benchPolicy{}, Search: healthFunc(nil), Answers: client})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return g
+	return rag.URL, "bench-key"
 }
 
 func readBenchFixture(b *testing.B, name string) []byte {
