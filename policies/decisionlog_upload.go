@@ -117,7 +117,6 @@ func (u *uploader) run() {
 	defer close(u.done)
 	tick := time.NewTicker(u.o.Interval)
 	defer tick.Stop()
-	wait := u.o.RetryMin
 	for {
 		select {
 		case <-u.closed:
@@ -126,16 +125,29 @@ func (u *uploader) run() {
 		case <-tick.C:
 		case <-u.wake:
 		}
+		if !u.sendUntilDone() {
+			return
+		}
+	}
+}
+
+// sendUntilDone sends the queue, retrying with backoff until it is sent,
+// and reports false when the uploader was closed meanwhile (after its
+// flush). It retries by itself rather than waiting for the next wake: the
+// batch that woke it may have been the last one queued, and its wake is
+// already spent.
+func (u *uploader) sendUntilDone() bool {
+	wait := u.o.RetryMin
+	for {
 		err := u.sendAll(context.Background())
 		if err == nil {
-			wait = u.o.RetryMin
-			continue
+			return true
 		}
 		u.failed(err)
 		select { // back off before the next attempt
 		case <-u.closed:
 			u.flush()
-			return
+			return false
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, u.o.RetryMax)

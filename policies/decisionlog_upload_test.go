@@ -145,6 +145,26 @@ func checkUploadedEvent(t *testing.T, ev map[string]any, revision string) {
 	}
 }
 
+// TestDecisionLogUploadRetriesWithoutNewEvents: one batch refused once is
+// sent again after the backoff although nothing else is queued (no wake, no
+// tick for an hour). It was left waiting for the next batch or interval
+// before, which made TestDecisionLogUpload flaky.
+func TestDecisionLogUploadRetriesWithoutNewEvents(t *testing.T) {
+	svc := &logService{}
+	svc.fail.Store(1)
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	e, _ := uploadEngine(t, policies.UploadOptions{URL: srv.URL, Batch: 3, Interval: time.Hour,
+		RetryMin: 10 * time.Millisecond}, nil, nil)
+	in := agentCall("kunora-coding-agent", "search", nil)
+	for range 3 {
+		if _, err := e.Decide(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the refused batch sent again", func() bool { evs, _ := svc.events(); return len(evs) == 3 })
+}
+
 // TestDecisionLogUploadDropsWhenDown: a service that refuses every POST
 // fills the bounded buffer; further events are dropped and counted, and
 // decisions do not wait for the service.
