@@ -110,8 +110,16 @@ func extractQuotes(s string, ct *claimTokens) string {
 	if !strings.ContainsAny(s, "`\"“「") {
 		return s
 	}
+	// Only a quote's first byte can start a span ("“" and "「" start with
+	// 0xE2 and 0xE3); the text between spans is copied a run at a time.
 	var rest strings.Builder
+	rest.Grow(len(s))
+	last := 0
 	for i := 0; i < len(s); {
+		if c := s[i]; c != '`' && c != '"' && c != 0xE2 && c != 0xE3 {
+			i++
+			continue
+		}
 		open, close, ok := quoteAt(s[i:])
 		if ok {
 			if j := strings.Index(s[i+len(open):], close); j > 0 && j <= maxQuoteBytes {
@@ -119,14 +127,16 @@ func extractQuotes(s string, ct *claimTokens) string {
 				if span != "" {
 					ct.add(token{text: span, weight: weightQuote, kind: quoteToken})
 				}
-				i += len(open) + j + len(close)
+				rest.WriteString(s[last:i])
 				rest.WriteByte(' ')
+				i += len(open) + j + len(close)
+				last = i
 				continue
 			}
 		}
-		rest.WriteByte(s[i])
 		i++
 	}
+	rest.WriteString(s[last:])
 	return rest.String()
 }
 
