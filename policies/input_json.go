@@ -1,8 +1,6 @@
 package policies
 
 import (
-	"unicode/utf8"
-
 	"github.com/wikigate/wikigate/protocol"
 )
 
@@ -125,49 +123,9 @@ func appendJSONStrings(b []byte, ss []string) []byte {
 	return append(b, ']')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString writes s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced by U+FFFD, as
-// encoding/json does (which also escapes <, > and &; the decoded value is
-// the same).
+// appendJSONString writes s as a JSON string, as encoding/json does but
+// without its HTML escaping (the decoded value is the same): the one
+// string writer the gate's hand-written JSON shares (protocol).
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return protocol.AppendJSONString(b, s, false)
 }

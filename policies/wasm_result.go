@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/wikigate/wikigate/protocol"
 )
@@ -145,7 +146,8 @@ func (r *jsonReader) array(elem func(i int) error) error {
 	}
 }
 
-// str reads a string; escapes are decoded by encoding/json.
+// str reads a string; escapes and invalid UTF-8 (which encoding/json, and
+// so the AST reader, turns into U+FFFD) are decoded by encoding/json.
 func (r *jsonReader) str() (string, error) {
 	if r.peek() != '"' {
 		return "", errJSON
@@ -159,8 +161,8 @@ func (r *jsonReader) str() (string, error) {
 			r.i++
 		case '"':
 			r.i++
-			if !escaped {
-				return string(r.b[start+1 : r.i-1]), nil
+			if raw := r.b[start+1 : r.i-1]; !escaped && utf8.Valid(raw) {
+				return string(raw), nil
 			}
 			var s string
 			if err := json.Unmarshal(r.b[start:r.i], &s); err != nil {

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // The two request bodies of an ask are written by hand: encoding/json's
@@ -165,65 +166,9 @@ func appendJSONStrings(b []byte, list []string) []byte {
 	return append(b, ']')
 }
 
-// appendJSONString writes s as a JSON string: runs of plain ASCII as they
-// are (eight bytes at a time while they last), quotes, backslashes and
-// control characters escaped, valid UTF-8 as it is and each invalid byte
-// as U+FFFD, which is what json.Marshal's text decodes to.
+// appendJSONString writes s as a JSON string, as json.Marshal does but
+// without its HTML escaping (the decoded value is the same): the one
+// string writer the gate's hand-written JSON shares (protocol).
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		j := i
-		for j+8 <= len(s) && plainWord(stringWord(s, j)) {
-			j += 8
-		}
-		for j < len(s) && plainASCII[s[j]] {
-			j++
-		}
-		b = append(b, s[i:j]...)
-		if i = j; i == len(s) {
-			break
-		}
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-			i++
-		case c < ' ':
-			b = appendControl(b, c)
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, s[i:i+size]...)
-			}
-			i += size
-		}
-	}
-	return append(b, '"')
-}
-
-// appendControl escapes a control character.
-func appendControl(b []byte, c byte) []byte {
-	switch c {
-	case '\n':
-		return append(b, `\n`...)
-	case '\r':
-		return append(b, `\r`...)
-	case '\t':
-		return append(b, `\t`...)
-	case '\b':
-		return append(b, `\b`...)
-	case '\f':
-		return append(b, `\f`...)
-	}
-	const hex = "0123456789abcdef"
-	return append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-}
-
-// stringWord is the eight bytes of s at i, little-endian (as plainWord reads).
-func stringWord(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	return protocol.AppendJSONString(b, s, false)
 }
