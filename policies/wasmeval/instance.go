@@ -104,13 +104,23 @@ func (inst *instance) call(ctx context.Context, name string, args ...int32) (int
 }
 
 // callError names what stopped a call: the policy's own abort message when
-// it aborted, else wazero's error (a trap, a failing built-in).
+// it aborted, else wazero's error (a trap, a failing built-in). It is a
+// *callFailure, which tells Eval the instance may be broken.
 func (inst *instance) callError(name string, err error) error {
 	if inst.abort != "" {
-		return fmt.Errorf("wasm policy %s aborted: %s", name, inst.abort)
+		return &callFailure{fmt.Errorf("wasm policy %s aborted: %s", name, inst.abort)}
 	}
-	return fmt.Errorf("wasm policy %s: %w", name, err)
+	return &callFailure{fmt.Errorf("wasm policy %s: %w", name, err)}
 }
+
+// callFailure is an error from inside the module: it stopped mid-way, so
+// its heap and globals may be inconsistent and the instance is not reused.
+// Everything else (an undefined result, a result set of another shape) is
+// read after a completed call and leaves the instance as good as new.
+type callFailure struct{ err error }
+
+func (f *callFailure) Error() string { return f.err.Error() }
+func (f *callFailure) Unwrap() error { return f.err }
 
 // parseJSON copies raw into the instance's heap and parses it into an OPA
 // value, returning the value's address.
