@@ -469,10 +469,8 @@ MD
 	if [[ $MICRO == 1 ]]; then
 		local cold=$(decide_ns 10000 cold) cached=$(decide_ns 10000 cached)
 		cat <<MD
-| Decide uncached, 10,000 agents, allow | ≤ 25 µs | $(us "$cold") µs (the policy before its rewrite for speed, same run: $(us "$(bench_ns DecideBeforeRewrite)") µs) | $(verdict "$(awk -v n="$cold" 'BEGIN {print (n <= 25000)}')") |
-| Decide uncached, 10,000 agents, deny | ≤ 15 µs | $(us "$(bench_ns DecideDeny)") µs | $(verdict "$(awk -v n="$(bench_ns DecideDeny)" 'BEGIN {print (n <= 15000)}')") |
-| Decide uncached allow, \`policy { evaluator wasm }\` (opt-in; same run, BenchmarkEvaluators) | ≤ 25 µs | $(us "$(bench_ns Evaluators/wasm/allow)") µs (topdown in the same benchmark: $(us "$(bench_ns Evaluators/topdown/allow)") µs) | $(verdict "$(awk -v n="$(bench_ns Evaluators/wasm/allow)" 'BEGIN {print (n <= 25000)}')") |
-| Decide uncached deny, \`policy { evaluator wasm }\` (opt-in) | ≤ 15 µs | $(us "$(bench_ns Evaluators/wasm/deny)") µs (topdown: $(us "$(bench_ns Evaluators/topdown/deny)") µs) | $(verdict "$(awk -v n="$(bench_ns Evaluators/wasm/deny)" 'BEGIN {print (n <= 15000)}')") |
+| Decide uncached, 10,000 agents, allow (default \`evaluator auto\`: Wasm, cross-checked at load) | ≤ 25 µs | $(us "$cold") µs (\`evaluator topdown\`, same run, BenchmarkEvaluators: $(us "$(bench_ns Evaluators/topdown/allow)") µs; the policy before its rewrite for speed: $(us "$(bench_ns DecideBeforeRewrite)") µs) | $(verdict "$(awk -v n="$cold" 'BEGIN {print (n <= 25000)}')") |
+| Decide uncached, 10,000 agents, deny (default) | ≤ 15 µs | $(us "$(bench_ns DecideDeny)") µs (\`evaluator topdown\`: $(us "$(bench_ns Evaluators/topdown/deny)") µs) | $(verdict "$(awk -v n="$(bench_ns DecideDeny)" 'BEGIN {print (n <= 15000)}')") |
 | Decide cached, 10,000 agents | ≤ 2 µs | $(us "$cached") µs | $(verdict "$(awk -v n="$cached" 'BEGIN {print (n <= 2000)}')") |
 | Decide flat in agents (uncached 1 / 100 / 10,000) | flat | $(us "$(decide_ns 1 cold)") / $(us "$(decide_ns 100 cold)") / $(us "$cold") µs | $(verdict "$(awk -v a="$(decide_ns 1 cold)" -v c="$cold" 'BEGIN {print (c <= 1.25 * a)}')") |
 

@@ -35,7 +35,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			verification_key    <kid> <alg> <pem file | secret>
 //			verification_key_id <kid>
 //			verification_scope  <scope>
-//			evaluator           topdown|wasm
+//			evaluator           auto|topdown|wasm
 //		}
 //		watch_policy     on|off
 //		max_body_size    <bytes>

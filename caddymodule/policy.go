@@ -35,9 +35,12 @@ type PolicyConfig struct {
 	// logger http.handlers.wikigate.decisions (route it with Caddy's log)
 	// and/or uploads it to a decision-log service.
 	DecisionLog *DecisionLogConfig `json:"decision_log,omitempty"`
-	// Evaluator decides calls: "topdown" (OPA's evaluator, the default)
-	// or "wasm" (the same policy compiled to Wasm at every load; policy
-	// tests still run on topdown).
+	// Evaluator decides calls: "auto" (the default: Wasm when the policy
+	// compiles to it and decides a corpus of calls exactly as topdown does
+	// at load, else topdown, with the reason logged), "topdown" (OPA's
+	// evaluator) or "wasm" (the policy compiled to Wasm at every load, a
+	// policy that does not compile to it refused). Policy tests always run
+	// on topdown.
 	Evaluator string `json:"evaluator,omitempty"`
 }
 
@@ -59,7 +62,7 @@ type BundleKey struct {
 //		verification_key_id <kid>
 //		verification_scope  <scope>
 //		decision_log        [buffer <n>] [mask </input/path>...] [{ service ... }]
-//		evaluator           topdown|wasm
+//		evaluator           auto|topdown|wasm
 //	}
 func (p *PolicyConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "policy", map[string]func() error{
@@ -78,10 +81,11 @@ func (p *PolicyConfig) unmarshalEvaluator(d *caddyfile.Dispenser) error {
 	if err := oneArg(d, &p.Evaluator); err != nil {
 		return err
 	}
-	if p.Evaluator != policies.EvaluatorTopdown && p.Evaluator != policies.EvaluatorWasm {
-		return d.Errf("evaluator %q: want %s or %s", p.Evaluator, policies.EvaluatorTopdown, policies.EvaluatorWasm)
+	switch p.Evaluator {
+	case policies.EvaluatorAuto, policies.EvaluatorTopdown, policies.EvaluatorWasm:
+		return nil
 	}
-	return nil
+	return d.Errf("evaluator %q: want %s, %s or %s", p.Evaluator, policies.EvaluatorAuto, policies.EvaluatorTopdown, policies.EvaluatorWasm)
 }
 
 func (p *PolicyConfig) unmarshalPoll(d *caddyfile.Dispenser) error {

@@ -26,6 +26,9 @@ type apiKeysHealth struct {
 
 type policyHealth struct {
 	Revision string `json:"revision"`
+	// Evaluator is what decides for that revision: "wasm" or "topdown"
+	// (under `evaluator auto`, whichever the load chose; the log says why).
+	Evaluator string `json:"evaluator,omitempty"`
 	// ReloadFailures counts edits that did not compile; LastReloadFailed
 	// says the files on disk are broken now and an older policy serves.
 	ReloadFailures   uint64 `json:"reloadFailures"`
@@ -34,6 +37,9 @@ type policyHealth struct {
 	// (tested reloads): what the security team has to fix.
 	FailingTests []string `json:"failingTests,omitempty"`
 }
+
+// evaluatorReporter is a policy engine that names its evaluator.
+type evaluatorReporter interface{ Evaluator() string }
 
 // reloadReporter is what the policy engine tells about its reloads.
 type reloadReporter interface {
@@ -44,6 +50,9 @@ type reloadReporter interface {
 
 func (g *Gateway) policyHealth() policyHealth {
 	h := policyHealth{Revision: g.deps.Policy.Revision()}
+	if er, ok := g.deps.Policy.(evaluatorReporter); ok {
+		h.Evaluator = er.Evaluator()
+	}
 	if rr, ok := g.deps.Policy.(reloadReporter); ok {
 		h.ReloadFailures, h.LastReloadFailed = rr.ReloadFailures(), rr.LastReloadError() != nil
 		h.FailingTests = rr.FailingTests()

@@ -95,6 +95,10 @@ func TestHealthz(t *testing.T) {
 	if rev := body["policy"].(map[string]any)["revision"].(string); len(rev) < 8 {
 		t.Fatalf("policy revision missing: %s", r.Body)
 	}
+	// The shipped policy qualifies for Wasm under the default evaluator.
+	if ev := body["policy"].(map[string]any)["evaluator"]; ev != "wasm" {
+		t.Fatalf("policy evaluator %v, want wasm: %s", ev, r.Body)
+	}
 	if !body["backends"].(map[string]any)["meilisearch"].(map[string]any)["reachable"].(bool) {
 		t.Fatalf("meilisearch should be reachable: %s", r.Body)
 	}

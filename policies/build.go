@@ -36,7 +36,7 @@ func BuildBundle(ctx context.Context, dir string, w io.Writer, opts BuildOptions
 	if err != nil {
 		return "", err
 	}
-	if _, err := c.files.compile(ctx, DefaultQuery, -1, EvaluatorTopdown); err != nil {
+	if _, err := c.files.compile(ctx, DefaultQuery, -1, EvaluatorTopdown, nil); err != nil {
 		return "", fmt.Errorf("policy in %s: %w", dir, err)
 	}
 	b, err := c.bundle(opts.Revision)

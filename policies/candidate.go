@@ -47,7 +47,7 @@ func dirCandidate(dir string) (*candidate, error) {
 // build compiles the candidate and runs its tests when required; any
 // failure leaves nothing to serve.
 func (c *candidate) build(ctx context.Context, o buildOptions) (*prepared, error) {
-	p, err := c.files.compile(ctx, o.query, o.cacheSize, o.evaluator)
+	p, err := c.files.compile(ctx, o.query, o.cacheSize, o.evaluator, o.recent)
 	if err != nil {
 		return nil, err
 	}
@@ -67,10 +67,15 @@ type buildOptions struct {
 	cacheSize int
 	evaluator string
 	runTests  bool
+	recent    []Input // for EvaluatorAuto's cross-check
 }
 
 func (e *Engine) buildOptions() buildOptions {
-	return buildOptions{query: e.query, cacheSize: e.cacheSize, evaluator: e.evaluator, runTests: e.runTests}
+	o := buildOptions{query: e.query, cacheSize: e.cacheSize, evaluator: e.evaluator, runTests: e.runTests}
+	if e.evaluator == EvaluatorAuto {
+		o.recent = e.recentInputs(crossCheckRecent)
+	}
+	return o
 }
 
 // hashOf hashes named byte strings, length prefixed so no two different sets

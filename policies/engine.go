@@ -47,10 +47,12 @@ type Options struct {
 	// DecisionLog, when set, writes every decision as an OPA decision-log
 	// event until New's ctx is done.
 	DecisionLog *DecisionLogOptions
-	// Evaluator decides calls: EvaluatorTopdown ("" too) or EvaluatorWasm
-	// (the policy compiled to Wasm at every load; a policy that does not
-	// compile to Wasm is refused like one that does not compile at all).
-	// Policy tests run on topdown either way.
+	// Evaluator decides calls: EvaluatorAuto ("" too: Wasm when the policy
+	// compiles to it and decides a corpus of calls as topdown does, else
+	// topdown), EvaluatorTopdown, or EvaluatorWasm (the policy compiled to
+	// Wasm at every load; a policy that does not compile to Wasm is refused
+	// like one that does not compile at all). Policy tests run on topdown
+	// either way.
 	Evaluator string
 }
 
@@ -64,7 +66,7 @@ type Engine struct {
 	logger    *zap.Logger
 	debounce  time.Duration
 	cacheSize int
-	evaluator string // EvaluatorTopdown or EvaluatorWasm
+	evaluator string // EvaluatorAuto, EvaluatorTopdown or EvaluatorWasm
 	runTests  bool
 	observer  ReloadObserver
 	decisions DecisionObserver
@@ -112,6 +114,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		zap.Bool("tests_run", e.runTests))
 	e.observer.PolicyRevision(p.revision)
 	e.logCacheOff(p)
+	e.logEvaluator(p)
 	e.logToolGateMissing(p)
 	return e, nil
 }
@@ -212,6 +215,11 @@ func (p *prepared) evaluate(ctx context.Context, in *Input, m metrics.Metrics) (
 	if p.wasm != nil {
 		return p.evaluateWasm(ctx, in, m)
 	}
+	return p.evaluateTopdown(ctx, in, m)
+}
+
+// evaluateTopdown is evaluate on OPA's topdown evaluator.
+func (p *prepared) evaluateTopdown(ctx context.Context, in *Input, m metrics.Metrics) (Decision, error) {
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
@@ -225,6 +233,16 @@ func (p *prepared) evaluate(ctx context.Context, in *Input, m metrics.Metrics) (
 	}
 	d.Revision = p.revision
 	return d, nil
+}
+
+// Evaluator names the evaluator deciding for the policy now serving:
+// EvaluatorWasm or EvaluatorTopdown (under EvaluatorAuto, whichever the
+// load chose).
+func (e *Engine) Evaluator() string {
+	if e.current.Load().wasm != nil {
+		return EvaluatorWasm
+	}
+	return EvaluatorTopdown
 }
 
 // Revision names the policy now serving: its bundle's revision, or a short

@@ -26,12 +26,17 @@ import (
 type prepared struct {
 	query rego.PreparedEvalQuery
 	tool  *rego.PreparedEvalQuery // ToolQuery; nil when the policy does not define it
-	// wasm, when set, decides instead of query and tool (EvaluatorWasm);
-	// query and tool stay for what runs on topdown.
-	wasm     *wasmQueries
-	revision string
-	key      string // candidate.key: is a new candidate this same policy?
-	cache    *decisionCache
+	// wasm, when set, decides instead of query and tool (EvaluatorWasm,
+	// or EvaluatorAuto once the cross-check passed); query and tool stay
+	// for what runs on topdown.
+	wasm *wasmQueries
+	// Under EvaluatorAuto: how many calls the cross-check compared, or why
+	// topdown decides (the Wasm compile or cross-check failed).
+	crossChecked  int
+	topdownReason string
+	revision      string
+	key           string // candidate.key: is a new candidate this same policy?
+	cache         *decisionCache
 	// uncacheable names the nondeterministic built-in that turned the
 	// cache off, for the load log line.
 	uncacheable string
@@ -138,7 +143,10 @@ func (s snapshot) hasModules() bool {
 // compile loads, compiles and prepares the snapshot (STYLE §6). Errors carry
 // the compiler's own message (file:line: rego_..._error: ...), which is what a
 // security engineer needs to fix a broken policy.
-func (s snapshot) compile(ctx context.Context, query string, cacheSize int, evaluator string) (*prepared, error) {
+//
+// recent are calls the serving revision answered, which EvaluatorAuto's
+// cross-check decides too.
+func (s snapshot) compile(ctx context.Context, query string, cacheSize int, evaluator string, recent []Input) (*prepared, error) {
 	if !s.hasModules() {
 		return nil, errors.New("no policy (*.rego) files")
 	}
@@ -172,11 +180,14 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int, eval
 		return nil, err
 	}
 	p := &prepared{query: pq, tool: tool, revision: s.revision(), uncacheable: nondeterministicCall(compiler)}
-	if evaluator == EvaluatorWasm {
-		// Fresh parses: the modules compiled above belong to the compiler.
+	// Fresh parses: the modules compiled above belong to the compiler.
+	switch evaluator {
+	case EvaluatorWasm:
 		if p.wasm, err = compileWasm(ctx, result.ParsedModules(), result.Documents, query, tool != nil); err != nil {
 			return nil, err
 		}
+	case EvaluatorAuto:
+		p.useWasmIfSame(ctx, result.ParsedModules(), result.Documents, query, recent)
 	}
 	if p.uncacheable == "" {
 		p.cache = newDecisionCache(cacheSize)

@@ -9,15 +9,15 @@ import (
 )
 
 // TestMain runs the suite with the evaluator WIKIGATE_TEST_EVALUATOR names
-// for engines that do not choose one (default topdown), so that every
-// behaviour test (cache, warm-up, reloads, decision logs, observers) can
-// be run on the Wasm evaluator too:
+// for engines that do not choose one (default auto, as in production), so
+// that every behaviour test (cache, warm-up, reloads, decision logs,
+// observers) can be run on each evaluator:
 //
 //	WIKIGATE_TEST_EVALUATOR=wasm go test ./policies/
 func TestMain(m *testing.M) {
 	if name := os.Getenv("WIKIGATE_TEST_EVALUATOR"); name != "" {
-		if name != policies.EvaluatorTopdown && name != policies.EvaluatorWasm {
-			fmt.Fprintf(os.Stderr, "WIKIGATE_TEST_EVALUATOR=%q: want %q or %q\n", name, policies.EvaluatorTopdown, policies.EvaluatorWasm)
+		if name != policies.EvaluatorTopdown && name != policies.EvaluatorWasm && name != policies.EvaluatorAuto {
+			fmt.Fprintf(os.Stderr, "WIKIGATE_TEST_EVALUATOR=%q: want %q, %q or %q\n", name, policies.EvaluatorAuto, policies.EvaluatorTopdown, policies.EvaluatorWasm)
 			os.Exit(2)
 		}
 		policies.SetDefaultEvaluator(name)

@@ -74,6 +74,7 @@ func (e *Engine) activate(c *candidate, next *prepared) {
 	e.logger.Info("policy reloaded", zap.Stringer("source", e.src), zap.Bool("tests_run", e.runTests),
 		zap.String("previous_revision", previous.revision), zap.String("revision", next.revision))
 	e.logCacheOff(next)
+	e.logEvaluator(next)
 	e.logToolGateMissing(next)
 }
 

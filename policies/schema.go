@@ -56,7 +56,7 @@ func CheckDir(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.files.compile(ctx, DefaultQuery, -1, EvaluatorTopdown); err != nil {
+	if _, err := c.files.compile(ctx, DefaultQuery, -1, EvaluatorTopdown, nil); err != nil {
 		return fmt.Errorf("policy in %s: %w", dir, err)
 	}
 	return nil

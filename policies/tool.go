@@ -91,6 +91,11 @@ func (p *prepared) evaluateTool(ctx context.Context, in *Input, m metrics.Metric
 	if p.wasm != nil {
 		return p.evaluateToolWasm(ctx, in, m)
 	}
+	return p.evaluateToolTopdown(ctx, in, m)
+}
+
+// evaluateToolTopdown is evaluateTool on OPA's topdown evaluator.
+func (p *prepared) evaluateToolTopdown(ctx context.Context, in *Input, m metrics.Metrics) (Decision, error) {
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()

@@ -28,7 +28,7 @@ const (
 
 // defaultEvaluator is what an empty Options.Evaluator means. The tests
 // set it (export_test.go) to run the whole suite on either evaluator.
-var defaultEvaluator = EvaluatorTopdown
+var defaultEvaluator = EvaluatorAuto
 
 // checkEvaluator refuses an unknown evaluator name; "" is defaultEvaluator.
 func checkEvaluator(name string) (string, error) {
@@ -40,8 +40,10 @@ func checkEvaluator(name string) (string, error) {
 		return EvaluatorTopdown, nil
 	case EvaluatorWasm:
 		return EvaluatorWasm, nil
+	case EvaluatorAuto:
+		return EvaluatorAuto, nil
 	}
-	return "", fmt.Errorf("unknown policy evaluator %q (want %q or %q)", name, EvaluatorTopdown, EvaluatorWasm)
+	return "", fmt.Errorf("unknown policy evaluator %q (want %q, %q or %q)", name, EvaluatorAuto, EvaluatorTopdown, EvaluatorWasm)
 }
 
 // wasmQueries is a policy compiled to Wasm with the decision query and,

@@ -39,7 +39,8 @@ type Policy struct {
 
 	// The pool. Each instance holds a copy of the image (tens of MB with
 	// 10,000 agents), so there are at most cap(slots) of them, one per
-	// CPU: an evaluation is CPU-bound, more could not run at once anyway,
+	// CPU up to maxInstances: an evaluation is CPU-bound, more could not
+	// run at once anyway,
 	// and one that finds them all busy waits a few microseconds for one
 	// rather than copying the image. slots holds a token per live
 	// instance, idle the instances not evaluating.
@@ -56,8 +57,8 @@ func New(ctx context.Context, policy, data []byte) (*Policy, error) {
 	p := &Policy{
 		cache: wazero.NewCompilationCache(),
 		wasm:  bytes.Clone(policy),
-		slots: make(chan struct{}, runtime.GOMAXPROCS(0)),
-		idle:  make(chan *instance, runtime.GOMAXPROCS(0)),
+		slots: make(chan struct{}, poolSize()),
+		idle:  make(chan *instance, poolSize()),
 	}
 	template, err := p.instantiate(ctx, minGluePages)
 	if err != nil {
@@ -80,6 +81,16 @@ func New(ctx context.Context, policy, data []byte) (*Policy, error) {
 	p.idle <- first
 	return p, nil
 }
+
+// maxInstances caps the pool on large hosts: each instance holds a copy of
+// the data image, and eight instances already decide some 200,000
+// uncached calls a second.
+const maxInstances = 8
+
+// poolSize is one instance per CPU, up to maxInstances. Instances are
+// made on demand, so a gate that never decides on more CPUs at once holds
+// fewer.
+func poolSize() int { return min(runtime.GOMAXPROCS(0), maxInstances) }
 
 // minGluePages is the first instance's memory: OPA's policies import at
 // least two 64 KiB pages.

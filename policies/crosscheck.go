@@ -1,0 +1,139 @@
+package policies
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"go.uber.org/zap"
+)
+
+// EvaluatorAuto (the default) decides with Wasm when the policy earns it
+// at load: it must compile to Wasm, and the Wasm module must decide a
+// corpus of calls (corpusOf: calls derived from the data being loaded and
+// the calls the serving revision answered most recently) exactly as OPA's
+// topdown evaluator does, for the decision and the tool gate. Topdown
+// defines what the Rego means; Wasm is only a faster way to the same
+// answer, so any difference (or a policy the Wasm compiler or its
+// built-ins cannot take) leaves topdown deciding, with the reason logged.
+// EvaluatorWasm, by contrast, refuses such a policy.
+const EvaluatorAuto = "auto"
+
+// crossCheckRecent bounds the serving revision's recent calls a reload's
+// cross-check decides besides the corpus derived from the data.
+const crossCheckRecent = 256
+
+// useWasmIfSame compiles the policy to Wasm and keeps it on p only when
+// it decides every call of the corpus as p's topdown queries do; else p
+// decides with topdown and p.topdownReason says why.
+func (p *prepared) useWasmIfSame(ctx context.Context, modules map[string]*ast.Module, documents map[string]any, query string, recent []Input) {
+	w, err := compileWasm(ctx, modules, documents, query, p.tool != nil)
+	if err != nil {
+		p.topdownReason = err.Error()
+		return
+	}
+	p.wasm = w
+	corpus := corpusOf(documents, recent)
+	if err := p.crossCheck(ctx, corpus); err != nil {
+		w.close()
+		p.wasm, p.topdownReason = nil, err.Error()
+		return
+	}
+	p.crossChecked = len(corpus)
+}
+
+// crossCheck decides each call of corpus with both evaluators and returns
+// the first difference: in the decision, or in whether it is an error.
+func (p *prepared) crossCheck(ctx context.Context, corpus []Input) error {
+	for i := range corpus {
+		in := &corpus[i]
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("wasm cross-check interrupted after %d calls: %w", i, err)
+		}
+		want, wantErr := p.evaluateTopdown(ctx, in, nil)
+		got, gotErr := p.evaluateWasm(ctx, in, nil)
+		if !sameOutcome(want, wantErr, got, gotErr) {
+			return mismatch("decision", in, want, wantErr, got, gotErr)
+		}
+		if p.tool == nil {
+			continue
+		}
+		want, wantErr = p.evaluateToolTopdown(ctx, in, nil)
+		got, gotErr = p.evaluateToolWasm(ctx, in, nil)
+		if !sameOutcome(want, wantErr, got, gotErr) {
+			return mismatch("tool gate", in, want, wantErr, got, gotErr)
+		}
+	}
+	return nil
+}
+
+// sameOutcome: the same decision, or both an error (whose wording differs
+// between the evaluators; either one denies).
+func sameOutcome(want Decision, wantErr error, got Decision, gotErr error) bool {
+	if wantErr != nil || gotErr != nil {
+		return wantErr != nil && gotErr != nil
+	}
+	return reflect.DeepEqual(want, got)
+}
+
+// mismatch describes a difference for the load log: the call (no secret
+// is ever part of an Input) and both outcomes.
+func mismatch(what string, in *Input, want Decision, wantErr error, got Decision, gotErr error) error {
+	return fmt.Errorf("wasm decides differently from topdown (%s) on %s: topdown %s, wasm %s",
+		what, describeCall(in), describeOutcome(want, wantErr), describeOutcome(got, gotErr))
+}
+
+func describeCall(in *Input) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s (%s) by %s %q", in.Endpoint, in.Tool, in.Action, in.Caller.Type, in.Caller.ID)
+	if in.Scope != nil {
+		fmt.Fprintf(&b, " scope %+v", *in.Scope)
+	}
+	if in.Session != nil {
+		fmt.Fprintf(&b, " session scope %+v", in.Session.Scope)
+	}
+	if len(in.Pages) > 0 {
+		fmt.Fprintf(&b, " pages %q", in.Pages)
+	}
+	if in.Page != nil {
+		fmt.Fprintf(&b, " page %+v", *in.Page)
+	}
+	return b.String()
+}
+
+func describeOutcome(d Decision, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return fmt.Sprintf("%+v", d)
+}
+
+// recentInputs are the inputs of the calls the serving revision answered
+// most recently, for the next revision's cross-check.
+func (e *Engine) recentInputs(n int) []Input {
+	serving := e.current.Load()
+	if serving == nil || serving.cache == nil {
+		return nil
+	}
+	calls := serving.cache.recent(n)
+	inputs := make([]Input, len(calls))
+	for i := range calls {
+		inputs[i] = calls[i].input
+	}
+	return inputs
+}
+
+// logEvaluator says which evaluator decides for p and, when auto kept
+// topdown, why.
+func (e *Engine) logEvaluator(p *prepared) {
+	switch {
+	case p.topdownReason != "":
+		e.logger.Warn("policy evaluator: deciding with topdown, as the policy did not qualify for wasm",
+			zap.String("revision", p.revision), zap.String("reason", p.topdownReason))
+	case p.wasm != nil && p.crossChecked > 0:
+		e.logger.Info("policy evaluator: deciding with wasm, which decided like topdown on every call checked",
+			zap.String("revision", p.revision), zap.Int("calls_checked", p.crossChecked))
+	}
+}
