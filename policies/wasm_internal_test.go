@@ -177,3 +177,24 @@ func BenchmarkWasmGlue(b *testing.B) {
 		}
 	})
 }
+
+// TestReadWireJSONKeepsNothingOfTheText: member names alias the result
+// text while it is read (name), and that text is a pooled buffer the next
+// decision overwrites, so nothing the reader returns may point into it.
+func TestReadWireJSONKeepsNothingOfTheText(t *testing.T) {
+	buf := []byte(allowResult)
+	want, err := decisionOf(readWireJSON([]byte(allowResult)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decisionOf(readWireJSON(buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf {
+		buf[i] = 'X'
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("after the text was overwritten:\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -1,11 +1,14 @@
 package policies
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/wikigate/wikigate/protocol"
 )
@@ -96,7 +99,7 @@ func (r *jsonReader) object(member func(name string) error) error {
 		return nil
 	}
 	for {
-		name, err := r.str()
+		name, err := r.name()
 		if err != nil {
 			return err
 		}
@@ -144,6 +147,27 @@ func (r *jsonReader) array(elem func(i int) error) error {
 			return errJSON
 		}
 	}
+}
+
+// name reads a member name. A plain one (no escape, valid UTF-8: every
+// name the policy writes) aliases the text rather than being copied, as a
+// name is only compared or formatted while its member is read; the one
+// reader that keeps names (projectPaths) clones them. Half of a decision's
+// strings are names, so this saves as many allocations.
+func (r *jsonReader) name() (string, error) {
+	if r.peek() != '"' {
+		return "", errJSON
+	}
+	end := bytes.IndexByte(r.b[r.i+1:], '"')
+	if end < 0 {
+		return "", errJSON
+	}
+	raw := r.b[r.i+1 : r.i+1+end]
+	if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+		return r.str()
+	}
+	r.i += end + 2
+	return unsafe.String(unsafe.SliceData(raw), len(raw)), nil
 }
 
 // str reads a string; escapes and invalid UTF-8 (which encoding/json, and
@@ -364,7 +388,7 @@ func (r *jsonReader) projectPaths() (map[string][]string, error) {
 		if err != nil {
 			return fmt.Errorf("project_paths: %w", err)
 		}
-		out[project] = paths
+		out[strings.Clone(project)] = paths // project aliases the text (name)
 		return nil
 	})
 	return out, err
