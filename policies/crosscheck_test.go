@@ -113,3 +113,30 @@ func TestAutoKeepsTopdownWhenWasmCannotCompile(t *testing.T) {
 		t.Errorf("Decide = %+v, %v; want the shipped allow", d, err)
 	}
 }
+
+// TestAutoKeepsTopdownWhenWasmAborts: a policy whose evaluation fails
+// (two values for one complete rule) fails in both evaluators, but each
+// failed Wasm call costs an instance rebuilt from the data image, so the
+// policy stays on topdown and says why.
+func TestAutoKeepsTopdownWhenWasmAborts(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "policy.rego", `package wikigate
+
+decision := {"allow": false, "code": "unauthorized", "reason": "a"} if input.tool != ""
+
+decision := {"allow": false, "code": "unauthorized", "reason": "b"} if input.action != ""
+`)
+	core, logs := observer.New(zapcore.InfoLevel)
+	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := logs.FilterMessageSnippet("deciding with topdown").All()
+	if engine.Evaluator() != policies.EvaluatorTopdown || len(warned) != 1 ||
+		!strings.Contains(warned[0].ContextMap()["reason"].(string), "wasm evaluation fails") {
+		t.Fatalf("Evaluator() = %q, logs %v; want topdown and a warning naming the failure", engine.Evaluator(), logs.All())
+	}
+	if _, err := engine.Decide(t.Context(), agentCall("a", "search", nil)); err == nil {
+		t.Error("a conflicting decision was decided")
+	}
+}

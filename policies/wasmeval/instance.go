@@ -122,6 +122,14 @@ type callFailure struct{ err error }
 func (f *callFailure) Error() string { return f.err.Error() }
 func (f *callFailure) Unwrap() error { return f.err }
 
+// Failed reports whether err is a call that stopped inside the module (an
+// abort such as a rule conflict, a trap, a failing built-in): each costs
+// the instance it ran on, which is rebuilt from the data image.
+func Failed(err error) bool {
+	var f *callFailure
+	return errors.As(err, &f)
+}
+
 // parseJSON copies raw into the instance's heap and parses it into an OPA
 // value, returning the value's address.
 func (inst *instance) parseJSON(ctx context.Context, raw []byte) (int32, error) {

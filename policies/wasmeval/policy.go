@@ -179,7 +179,7 @@ func (p *Policy) Eval(ctx context.Context, entrypoint int32, input []byte, dst [
 		return dst, err
 	}
 	out, err := inst.eval(ctx, entrypoint, input, dst)
-	if failure := (*callFailure)(nil); errors.As(err, &failure) {
+	if Failed(err) {
 		p.discard(inst) // an instance that trapped may hold a broken heap
 		return dst, err
 	}
