@@ -23,7 +23,9 @@ var agentCounts = []int{1, 100, 10_000}
 // asking about a sub-path, the costliest allow of the shipped policy) with
 // 1, 100 and 10,000 agents in the data, with the decision cache disabled
 // (cold: the policy is evaluated every time) and enabled (cached: the same
-// input decided again).
+// input decided again), on the default evaluator (auto: Wasm, as the
+// shipped policy passes the load's cross-check; BenchmarkEvaluators has
+// topdown beside it).
 func BenchmarkDecide(b *testing.B) {
 	in := agentCall("docs-maintainer-agent", "ask", scope(nil, []string{kgent + "/guides"}, ""))
 	for _, agents := range agentCounts {
