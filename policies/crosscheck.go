@@ -2,9 +2,13 @@ package policies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"go.uber.org/zap"
@@ -46,29 +50,50 @@ func (p *prepared) useWasmIfSame(ctx context.Context, modules map[string]*ast.Mo
 	p.crossChecked = len(corpus)
 }
 
-// crossCheck decides each call of corpus with both evaluators and returns
-// the first difference: in the decision, or in whether it is an error.
+// crossCheck decides each call of corpus with both evaluators, on a few
+// CPUs at once (both are safe for concurrent use; a reload waits for it),
+// and returns the difference of the earliest call that has one: in the
+// decision, or in whether it is an error.
 func (p *prepared) crossCheck(ctx context.Context, corpus []Input) error {
-	for i := range corpus {
-		in := &corpus[i]
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("wasm cross-check interrupted after %d calls: %w", i, err)
-		}
-		want, wantErr := p.evaluateTopdown(ctx, in, nil)
-		got, gotErr := p.evaluateWasm(ctx, in, nil)
-		if err := compareOutcomes("decision", in, want, wantErr, got, gotErr); err != nil {
-			return err
-		}
-		if p.tool == nil {
-			continue
-		}
-		want, wantErr = p.evaluateToolTopdown(ctx, in, nil)
-		got, gotErr = p.evaluateToolWasm(ctx, in, nil)
-		if err := compareOutcomes("tool gate", in, want, wantErr, got, gotErr); err != nil {
-			return err
-		}
+	workers := min(runtime.GOMAXPROCS(0), crossCheckWorkers, max(len(corpus), 1))
+	errs := make([]error, workers)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(corpus) {
+					return
+				}
+				if err := p.crossCheckOne(ctx, &corpus[i]); err != nil {
+					errs[w] = fmt.Errorf("call %d of %d: %w", i+1, len(corpus), err)
+					failed.Store(true)
+				}
+			}
+		})
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// crossCheckWorkers bounds the CPUs a load's cross-check takes.
+const crossCheckWorkers = 4
+
+// crossCheckOne compares both evaluators on one call, both queries.
+func (p *prepared) crossCheckOne(ctx context.Context, in *Input) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("wasm cross-check interrupted: %w", err)
+	}
+	want, wantErr := p.evaluateTopdown(ctx, in, nil)
+	got, gotErr := p.evaluateWasm(ctx, in, nil)
+	if err := compareOutcomes("decision", in, want, wantErr, got, gotErr); err != nil || p.tool == nil {
+		return err
+	}
+	want, wantErr = p.evaluateToolTopdown(ctx, in, nil)
+	got, gotErr = p.evaluateToolWasm(ctx, in, nil)
+	return compareOutcomes("tool gate", in, want, wantErr, got, gotErr)
 }
 
 // compareOutcomes wants the same decision, or an error from both (whose
