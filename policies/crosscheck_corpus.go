@@ -52,7 +52,7 @@ func (c *corpus) add(in Input) { c.calls = append(c.calls, in) }
 // agent adds, for one agent, each tool it may call (and one it may not)
 // without a scope and each of its grant's scopes with the tools in turn.
 func (c *corpus) agent(id string, entry map[string]any) {
-	tools := append(stringsAt(entry, "tools"), corpusTools...)
+	tools := slices.Compact(slices.Sorted(slices.Values(append(stringsAt(entry, "tools"), corpusTools...))))
 	caller := Caller{Type: "agent", ID: id, Credential: "jwt"}
 	for _, tool := range tools {
 		c.add(agentCall(caller, tool, nil))
