@@ -19,11 +19,11 @@ import (
 // memory: nothing in the gate keeps hits past the request.
 func decodeSearch(status int, body []byte) (*SearchResponse, error) {
 	var s scanner
-	s.init(body)
+	s.Init(body)
 	resp := &SearchResponse{}
 	hasHits, err := s.response(resp)
 	if err == nil {
-		err = s.end()
+		err = s.End()
 	}
 	if err != nil {
 		return nil, badResponse(status, "decoding search response: %v", err)
@@ -40,17 +40,17 @@ var responseFields = []string{"hits", "query", "processingTimeMs", "limit", "off
 // response reads the top-level object and says whether it held a hits
 // array (a missing or null hits is refused).
 func (s *scanner) response(r *SearchResponse) (hasHits bool, err error) {
-	if s.null() {
+	if s.Null() {
 		return false, nil
 	}
-	if s.peek() != '{' {
+	if s.Peek() != '{' {
 		return false, errType
 	}
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return false, err
 	}
-	for more := s.first('}'); more; {
-		k, err := s.key()
+	for more := s.First('}'); more; {
+		k, err := s.Key()
 		if err != nil {
 			return false, err
 		}
@@ -78,12 +78,12 @@ func (s *scanner) response(r *SearchResponse) (hasHits bool, err error) {
 		case "facetDistribution":
 			err = s.facetField(&r.FacetDistribution)
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		if err != nil {
 			return false, err
 		}
-		if more, err = s.next('}'); err != nil {
+		if more, err = s.Next('}'); err != nil {
 			return false, err
 		}
 	}
@@ -93,11 +93,11 @@ func (s *scanner) response(r *SearchResponse) (hasHits bool, err error) {
 // hitsField reads hits as encoding/json reads a *[]Hit: null drops any
 // earlier array, a repeated array decodes over the earlier one.
 func (s *scanner) hitsField(hits *[]Hit, had bool) (bool, error) {
-	if s.null() {
+	if s.Null() {
 		*hits = nil
 		return false, nil
 	}
-	if s.peek() != '[' {
+	if s.Peek() != '[' {
 		return had, errType
 	}
 	if !had {
@@ -110,14 +110,14 @@ func (s *scanner) hitsField(hits *[]Hit, had bool) (bool, error) {
 // element i decodes over whatever the backing array holds there, and the
 // slice ends at the last element (empty, not nil, for []).
 func (s *scanner) hitArray(hits *[]Hit) error {
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return err
 	}
 	h, i := *hits, 0
 	if h == nil {
 		h = make([]Hit, 0, 8)
 	}
-	for more := s.first(']'); more; i++ {
+	for more := s.First(']'); more; i++ {
 		switch {
 		case i >= cap(h):
 			h = append(h, Hit{})
@@ -128,7 +128,7 @@ func (s *scanner) hitArray(hits *[]Hit) error {
 			return err
 		}
 		var err error
-		if more, err = s.next(']'); err != nil {
+		if more, err = s.Next(']'); err != nil {
 			return err
 		}
 	}
@@ -186,14 +186,14 @@ func upperASCII(r rune) rune {
 
 // stringField reads a string; null leaves *dst as it was.
 func (s *scanner) stringField(dst *string) error {
-	switch s.peek() {
+	switch s.Peek() {
 	case 'n':
-		if s.null() {
+		if s.Null() {
 			return nil
 		}
 		return errSyntax
 	case '"':
-		v, err := s.stringValue()
+		v, err := s.StringValue()
 		if err == nil {
 			*dst = v
 		}
@@ -233,14 +233,14 @@ func (s *scanner) floatField(dst *float64) error {
 // numberOrNull reads a number literal (ok) or null (not ok); anything else
 // is an error.
 func (s *scanner) numberOrNull() (text string, ok bool, err error) {
-	switch c := s.peek(); {
+	switch c := s.Peek(); {
 	case c == 'n':
-		if s.null() {
+		if s.Null() {
 			return "", false, nil
 		}
 		return "", false, errSyntax
 	case c == '-' || '0' <= c && c <= '9':
-		text, err = s.number()
+		text, err = s.Number()
 		return text, err == nil, err
 	}
 	return "", false, s.wrongType()
@@ -249,7 +249,7 @@ func (s *scanner) numberOrNull() (text string, ok bool, err error) {
 // wrongType is the error for a value of another JSON type: a syntax error
 // when the value is not even JSON, so the message says the right thing.
 func (s *scanner) wrongType() error {
-	if err := s.skip(); err != nil {
+	if err := s.Skip(); err != nil {
 		return err
 	}
 	return errType

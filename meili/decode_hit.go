@@ -12,9 +12,9 @@ var (
 // leaves it as it is).
 func (s *scanner) hitValue(h *Hit) error {
 	more, err := s.openObject()
-	for ; more && err == nil; more, err = s.next('}') {
+	for ; more && err == nil; more, err = s.Next('}') {
 		var k []byte
-		if k, err = s.key(); err == nil {
+		if k, err = s.Key(); err == nil {
 			err = s.hitMember(h, k)
 		}
 		if err != nil {
@@ -51,15 +51,15 @@ func (s *scanner) hitMember(h *Hit, k []byte) error {
 	case "_rankingScore":
 		return s.floatField(&h.RankingScore)
 	}
-	return s.skip()
+	return s.Skip()
 }
 
 // formatted reads _formatted over what f holds.
 func (s *scanner) formatted(f *Formatted) error {
 	more, err := s.openObject()
-	for ; more && err == nil; more, err = s.next('}') {
+	for ; more && err == nil; more, err = s.Next('}') {
 		var k []byte
-		if k, err = s.key(); err != nil {
+		if k, err = s.Key(); err != nil {
 			break
 		}
 		switch field(k, formattedFields) {
@@ -68,7 +68,7 @@ func (s *scanner) formatted(f *Formatted) error {
 		case "title":
 			err = s.formattedText(&f.Title)
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		if err != nil {
 			break
@@ -81,17 +81,17 @@ func (s *scanner) formatted(f *Formatted) error {
 // for {} or null (which leaves the value as it was); another type is an
 // error.
 func (s *scanner) openObject() (bool, error) {
-	switch s.peek() {
+	switch s.Peek() {
 	case 'n':
-		if s.null() {
+		if s.Null() {
 			return false, nil
 		}
 		return false, errSyntax
 	case '{':
-		if err := s.open(); err != nil {
+		if err := s.Open(); err != nil {
 			return false, err
 		}
-		return s.first('}'), nil
+		return s.First('}'), nil
 	}
 	return false, s.wrongType()
 }
@@ -99,25 +99,25 @@ func (s *scanner) openObject() (bool, error) {
 // formattedText is FormattedText.UnmarshalJSON: a string, or "" for any
 // other value.
 func (s *scanner) formattedText(t *FormattedText) error {
-	if s.peek() == '"' {
-		v, err := s.stringValue()
+	if s.Peek() == '"' {
+		v, err := s.StringValue()
 		*t = FormattedText(v)
 		return err
 	}
 	*t = ""
-	return s.skip()
+	return s.Skip()
 }
 
 // documentID is DocumentID.UnmarshalJSON: a string, an integer kept as its
 // decimal text, or null for "".
 func (s *scanner) documentID(id *DocumentID) error {
-	switch c := s.peek(); {
+	switch c := s.Peek(); {
 	case c == '"':
-		v, err := s.stringValue()
+		v, err := s.StringValue()
 		*id = DocumentID(v)
 		return err
 	case c == '-' || '0' <= c && c <= '9':
-		text, err := s.number()
+		text, err := s.Number()
 		if err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ func (s *scanner) documentID(id *DocumentID) error {
 		}
 		*id = DocumentID(text)
 		return nil
-	case s.null():
+	case s.Null():
 		*id = ""
 		return nil
 	}
@@ -145,9 +145,9 @@ func isInteger(text string) bool {
 // an array decodes over the earlier elements (a null element leaves one as
 // it was).
 func (s *scanner) stringsField(dst *[]string) error {
-	switch s.peek() {
+	switch s.Peek() {
 	case 'n':
-		if s.null() {
+		if s.Null() {
 			*dst = nil
 			return nil
 		}
@@ -156,11 +156,11 @@ func (s *scanner) stringsField(dst *[]string) error {
 	default:
 		return s.wrongType()
 	}
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return err
 	}
 	v, i := *dst, 0
-	for more := s.first(']'); more; i++ {
+	for more := s.First(']'); more; i++ {
 		switch {
 		case i >= cap(v):
 			v = append(v, "")
@@ -171,7 +171,7 @@ func (s *scanner) stringsField(dst *[]string) error {
 			return err
 		}
 		var err error
-		if more, err = s.next(']'); err != nil {
+		if more, err = s.Next(']'); err != nil {
 			return err
 		}
 	}
@@ -186,20 +186,20 @@ func (s *scanner) stringsField(dst *[]string) error {
 // map[string]map[string]int: null makes it nil, an object adds to the map,
 // each facet's counts replace that facet's earlier ones.
 func (s *scanner) facetField(dst *map[string]map[string]int) error {
-	if s.null() {
+	if s.Null() {
 		*dst = nil
 		return nil
 	}
-	if s.peek() != '{' {
+	if s.Peek() != '{' {
 		return s.wrongType()
 	}
 	if *dst == nil {
 		*dst = map[string]map[string]int{}
 	}
 	more, err := s.openObject()
-	for ; more && err == nil; more, err = s.next('}') {
+	for ; more && err == nil; more, err = s.Next('}') {
 		var k []byte
-		if k, err = s.key(); err != nil {
+		if k, err = s.Key(); err != nil {
 			break
 		}
 		name := string(k)
@@ -213,17 +213,17 @@ func (s *scanner) facetField(dst *map[string]map[string]int) error {
 }
 
 func (s *scanner) countsValue(dst *map[string]int) error {
-	if s.null() {
+	if s.Null() {
 		return nil
 	}
-	if s.peek() != '{' {
+	if s.Peek() != '{' {
 		return s.wrongType()
 	}
 	*dst = map[string]int{}
 	more, err := s.openObject()
-	for ; more && err == nil; more, err = s.next('}') {
+	for ; more && err == nil; more, err = s.Next('}') {
 		var k []byte
-		if k, err = s.key(); err != nil {
+		if k, err = s.Key(); err != nil {
 			break
 		}
 		name := string(k)

@@ -38,21 +38,21 @@ func getWireReader() *wireReader {
 
 // putWireReader recycles r unless a rare large body grew its buffers.
 func putWireReader(r *wireReader) {
-	r.s = scanner{scratch: r.s.scratch[:0]} // let the body's string go
-	if r.src.Cap() <= 256<<10 && cap(r.s.scratch) <= 256<<10 {
+	r.s.Release() // let the body's string go
+	if r.src.Cap() <= 256<<10 && r.s.ScratchCap() <= 256<<10 {
 		wireReaders.Put(r)
 	}
 }
 
 // start reads the value in r.src from its beginning.
 func (r *wireReader) start() {
-	r.s.init(r.src.Bytes())
+	r.s.Init(r.src.Bytes())
 	r.mismatch = false
 }
 
 // end checks that nothing but blanks follows the top-level value.
 func (r *wireReader) end() error {
-	if err := r.s.end(); err != nil {
+	if err := r.s.End(); err != nil {
 		return errTrailingValue
 	}
 	return nil
@@ -64,7 +64,7 @@ var errTrailingValue = badResponse("data after the top-level value")
 // '{', '[', '"', '0' (a number), 'n', 't', 'f'; what cannot start a value
 // is itself (a '}' or ']') or 0, and reading it as a value fails.
 func (r *wireReader) kind() jsontext.Kind {
-	switch c := r.s.peek(); {
+	switch c := r.s.Peek(); {
 	case c == '-' || '0' <= c && c <= '9':
 		return '0'
 	case c == '{' || c == '[' || c == '"' || c == 'n' || c == 't' || c == 'f' || c == '}' || c == ']':
@@ -74,12 +74,12 @@ func (r *wireReader) kind() jsontext.Kind {
 }
 
 // skipValue consumes the next value, checking its syntax.
-func (r *wireReader) skipValue() error { return r.s.skip() }
+func (r *wireReader) skipValue() error { return r.s.Skip() }
 
 // wrongType records a type mismatch and skips (and so checks) the value.
 func (r *wireReader) wrongType() error {
 	r.mismatch = true
-	return r.s.skip()
+	return r.s.Skip()
 }
 
 // members calls each with the unquoted name of every member of the object
@@ -87,18 +87,18 @@ func (r *wireReader) wrongType() error {
 // member's value. The name is only valid until each reads.
 func (r *wireReader) members(each func(name []byte) error) error {
 	s := &r.s
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return err
 	}
-	for more := s.first('}'); more; {
-		name, err := s.key()
+	for more := s.First('}'); more; {
+		name, err := s.Key()
 		if err != nil {
 			return err
 		}
 		if err := each(name); err != nil {
 			return err
 		}
-		if more, err = s.next('}'); err != nil {
+		if more, err = s.Next('}'); err != nil {
 			return err
 		}
 	}
@@ -109,15 +109,15 @@ func (r *wireReader) members(each func(name []byte) error) error {
 // (the caller has seen its '[').
 func (r *wireReader) elements(each func() error) error {
 	s := &r.s
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return err
 	}
-	for more := s.first(']'); more; {
+	for more := s.First(']'); more; {
 		if err := each(); err != nil {
 			return err
 		}
 		var err error
-		if more, err = s.next(']'); err != nil {
+		if more, err = s.Next(']'); err != nil {
 			return err
 		}
 	}
@@ -155,7 +155,7 @@ func isASCII(b []byte) bool {
 
 // skipNull consumes a null (the caller has seen its 'n').
 func (r *wireReader) skipNull() error {
-	if !r.s.null() {
+	if !r.s.Null() {
 		return errSyntax
 	}
 	return nil
@@ -163,7 +163,7 @@ func (r *wireReader) skipNull() error {
 
 // stringValue reads a JSON string (the caller has seen its '"').
 func (r *wireReader) stringValue() (string, error) {
-	return r.s.stringValue()
+	return r.s.StringValue()
 }
 
 // readString reads a string field: null leaves it.
@@ -180,14 +180,7 @@ func (r *wireReader) readString(dst *string) (err error) {
 
 // boolValue reads true or false (the caller has seen its 't' or 'f').
 func (r *wireReader) boolValue() (bool, error) {
-	s := &r.s
-	for _, lit := range [...]string{"true", "false"} {
-		if len(s.data)-s.pos >= len(lit) && s.str[s.pos:s.pos+len(lit)] == lit {
-			s.pos += len(lit)
-			return lit == "true", nil
-		}
-	}
-	return false, errSyntax
+	return r.s.Bool()
 }
 
 // readBool reads a bool field: null leaves it.
@@ -210,7 +203,7 @@ func (r *wireReader) readBool(dst *bool) error {
 func (r *wireReader) readInt(dst *int) error {
 	switch r.kind() {
 	case '0':
-		raw, err := r.s.number()
+		raw, err := r.s.Number()
 		if err != nil {
 			return err
 		}
@@ -249,7 +242,7 @@ func (r *wireReader) readIntPtr(dst **int) error {
 func (r *wireReader) readScore(dst *float64) error {
 	switch r.kind() {
 	case '0':
-		raw, err := r.s.number()
+		raw, err := r.s.Number()
 		if err != nil {
 			return err
 		}
@@ -273,7 +266,7 @@ func (r *wireReader) readAny() (any, error) {
 	case '{':
 		m := map[string]any{}
 		return m, r.members(func(name []byte) error {
-			key := r.s.keyString(name)
+			key := r.s.KeyString(name)
 			v, err := r.readAny()
 			m[key] = v
 			return err
@@ -289,7 +282,7 @@ func (r *wireReader) readAny() (any, error) {
 	case '"':
 		return r.stringValue()
 	case '0':
-		raw, err := r.s.number()
+		raw, err := r.s.Number()
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +295,7 @@ func (r *wireReader) readAny() (any, error) {
 	case 't', 'f':
 		return r.boolValue()
 	}
-	return nil, r.s.literal() // null, or the syntax error it is
+	return nil, r.s.Literal() // null, or the syntax error it is
 }
 
 // readMap reads a map[string]any field: null sets it to nil; an object
@@ -315,7 +308,7 @@ func (r *wireReader) readMap(dst *map[string]any) error {
 		}
 		m := *dst
 		return r.members(func(name []byte) error {
-			key := r.s.keyString(name)
+			key := r.s.KeyString(name)
 			v, err := r.readAny()
 			m[key] = v
 			return err

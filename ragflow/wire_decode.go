@@ -120,11 +120,11 @@ func (r *wireReader) readChunk() (c Chunk, err error) {
 	strs := [...]*string{&c.ID, &c.Content, &c.DocumentID, &c.DocumentName, &keyword, &c.DatasetID, &kbID}
 	scores := [...]*float64{&c.Similarity, &c.VectorSimilarity, &c.TermSimilarity}
 	s := &r.s
-	if err := s.open(); err != nil {
+	if err := s.Open(); err != nil {
 		return c, err
 	}
-	for more := s.first('}'); more; {
-		name, err := s.key()
+	for more := s.First('}'); more; {
+		name, err := s.Key()
 		if err != nil {
 			return c, err
 		}
@@ -143,7 +143,7 @@ func (r *wireReader) readChunk() (c Chunk, err error) {
 		if err != nil {
 			return c, err
 		}
-		if more, err = s.next('}'); err != nil {
+		if more, err = s.Next('}'); err != nil {
 			return c, err
 		}
 	}

@@ -2,9 +2,7 @@ package ragflow
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -261,35 +259,3 @@ func errorOrNil(err error) any {
 	return err
 }
 
-// TestPlainWord holds the eight-byte test to the byte table for every
-// byte in every position of a word of plain bytes.
-func TestPlainWord(t *testing.T) {
-	base := []byte("abcdefgh")
-	for pos := range 8 {
-		for c := range 256 {
-			w := bytes.Clone(base)
-			w[pos] = byte(c)
-			want := true
-			for _, b := range w {
-				want = want && plainASCII[b]
-			}
-			if got := plainWord(binary.LittleEndian.Uint64(w)); got != want {
-				t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
-			}
-		}
-	}
-	// Words of several such bytes (the word tricks' borrows run upward).
-	edges := []byte{0, 1, 0x1f, ' ', '!', '"' - 1, '"', '"' + 1, '\\' - 1, '\\', '\\' + 1, 0x7f, 0x80, 0xff, 'a'}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 200000 {
-		var w [8]byte
-		want := true
-		for i := range w {
-			w[i] = edges[rng.IntN(len(edges))]
-			want = want && plainASCII[w[i]]
-		}
-		if got := plainWord(binary.LittleEndian.Uint64(w[:])); got != want {
-			t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
-		}
-	}
-}
