@@ -258,4 +258,3 @@ func errorOrNil(err error) any {
 	}
 	return err
 }
-
