@@ -95,8 +95,9 @@ func appendJSONFloat(dst []byte, f float64) ([]byte, error) {
 // always \b \f \n \r \t and \u00XX for other control bytes, \ufffd for each
 // byte of invalid UTF-8, and U+2028 and U+2029 escaped. Runs of ordinary
 // ASCII are skipped eight bytes at a time: the text of search results is
-// nearly all of that.
-func AppendJSONString(dst []byte, s string, escapeHTML bool) []byte {
+// nearly all of that. s is a string or bytes (the MCP front escapes text
+// it holds as bytes), so there is one such writer in the gate.
+func AppendJSONString[T ~string | ~[]byte](dst []byte, s T, escapeHTML bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
@@ -131,7 +132,7 @@ func AppendJSONString(dst []byte, s string, escapeHTML bool) []byte {
 			start = i
 			continue
 		}
-		c, size := utf8.DecodeRuneInString(s[i:])
+		c, size := decodeRune(s[i:])
 		switch {
 		case c == utf8.RuneError && size == 1:
 			dst = append(append(dst, s[start:i]...), `\ufffd`...)
@@ -159,13 +160,18 @@ const (
 // plainRun is how many bytes at the start of s need no escaping, counted
 // eight at a time; it stops at the first byte that needs a look and short
 // of the last seven bytes, which the byte loop takes.
-func plainRun(s string, escapeHTML bool) int {
+func plainRun[T ~string | ~[]byte](s T, escapeHTML bool) int {
 	n := 0
 	for len(s)-n >= 8 {
 		x := load64(s[n:])
-		m := x | (x - 0x20*lsb) | hasByte(x, '"') | hasByte(x, '\\')
+		m := x | (x - 0x20*lsb) | hasByte(x, '\\')
 		if escapeHTML {
-			m |= hasByte(x, '<') | hasByte(x, '>') | hasByte(x, '&')
+			// '"' (0x22) and '&' (0x26) differ only in bit 2, '<' (0x3c)
+			// and '>' (0x3e) only in bit 1: setting that bit makes each
+			// pair one comparison.
+			m |= hasByte(x|0x04*lsb, '&') | hasByte(x|0x02*lsb, '>')
+		} else {
+			m |= hasByte(x, '"')
 		}
 		if m &= msb; m != 0 {
 			return n + bits.TrailingZeros64(m)/8
@@ -177,10 +183,16 @@ func plainRun(s string, escapeHTML bool) int {
 
 // load64 reads s's first eight bytes as a little-endian word (the compiler
 // makes it one load).
-func load64(s string) uint64 {
+func load64[T ~string | ~[]byte](s T) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// decodeRune is utf8.DecodeRune(InString) of s. A string conversion of at
+// most utf8.UTFMax bytes stays on the stack, so bytes cost no allocation.
+func decodeRune[T ~string | ~[]byte](s T) (rune, int) {
+	return utf8.DecodeRuneInString(string(s[:min(len(s), utf8.UTFMax)]))
 }
 
 // hasByte has the high bit set in the first byte of x equal to c (and

@@ -45,7 +45,21 @@ func TestAppendJSONStringIsEncodingJSON(t *testing.T) {
 			if got := AppendJSONString([]byte("x"), s, html); string(got) != "x"+string(want) {
 				t.Errorf("AppendJSONString(%q, html=%v) = %s, want %s", s, html, got[1:], want)
 			}
+			if got := AppendJSONString([]byte("x"), []byte(s), html); string(got) != "x"+string(want) {
+				t.Errorf("AppendJSONString([]byte(%q), html=%v) = %s, want %s", s, html, got[1:], want)
+			}
 		}
+	}
+}
+
+// TestAppendJSONStringBytesAllocateNothing: escaping bytes (the MCP
+// front's text) into a buffer with room allocates nothing, multi-byte
+// runes and invalid UTF-8 included.
+func TestAppendJSONStringBytesAllocateNothing(t *testing.T) {
+	text := []byte(strings.Repeat("日本語 <é> \\ \xff \u2028 plain words here ", 20) + "\xff")
+	buf := make([]byte, 0, 8*len(text))
+	if n := testing.AllocsPerRun(100, func() { buf = AppendJSONString(buf[:0], text, true) }); n != 0 {
+		t.Errorf("%v allocations per call, want 0", n)
 	}
 }
 
@@ -54,8 +68,12 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, s string, html bool) {
-		if got, want := AppendJSONString(nil, s, html), stdlibJSON(t, s, html); !bytes.Equal(got, want) {
+		want := stdlibJSON(t, s, html)
+		if got := AppendJSONString(nil, s, html); !bytes.Equal(got, want) {
 			t.Fatalf("AppendJSONString(%q, html=%v) = %s, want %s", s, html, got, want)
+		}
+		if got := AppendJSONString(nil, []byte(s), html); !bytes.Equal(got, want) {
+			t.Fatalf("AppendJSONString([]byte(%q), html=%v) = %s, want %s", s, html, got, want)
 		}
 	})
 }
