@@ -26,11 +26,7 @@ func (in *Input) appendJSON(b []byte) []byte {
 	b = append(b, `,"anonymous":`...)
 	b = appendJSONBool(b, in.Caller.Anonymous)
 	b = append(b, `,"roles":`...)
-	if in.Caller.Roles == nil {
-		b = append(b, "null"...)
-	} else {
-		b = appendJSONStrings(b, in.Caller.Roles)
-	}
+	b = protocol.AppendJSONStrings(b, in.Caller.Roles)
 	b = append(b, `,"credential":`...)
 	b = appendJSONString(b, in.Caller.Credential)
 	b = append(b, `},"scope":`...)
@@ -41,7 +37,7 @@ func (in *Input) appendJSON(b []byte) []byte {
 	}
 	if len(in.Pages) > 0 {
 		b = append(b, `,"pages":`...)
-		b = appendJSONStrings(b, in.Pages)
+		b = protocol.AppendJSONStrings(b, in.Pages)
 	}
 	if in.Page != nil {
 		b = append(b, `,"page":`...)
@@ -71,11 +67,11 @@ func appendScopeJSON(b []byte, s *protocol.Scope) []byte {
 	}
 	if len(s.Projects) > 0 {
 		field("projects")
-		b = appendJSONStrings(b, s.Projects)
+		b = protocol.AppendJSONStrings(b, s.Projects)
 	}
 	if len(s.Paths) > 0 {
 		field("paths")
-		b = appendJSONStrings(b, s.Paths)
+		b = protocol.AppendJSONStrings(b, s.Paths)
 	}
 	if s.Version != "" {
 		field("version")
@@ -110,17 +106,6 @@ func appendJSONBool(b []byte, v bool) []byte {
 		return append(b, "true"...)
 	}
 	return append(b, "false"...)
-}
-
-func appendJSONStrings(b []byte, ss []string) []byte {
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
-	return append(b, ']')
 }
 
 // appendJSONString writes s as a JSON string, as encoding/json does but

@@ -189,6 +189,22 @@ func load64[T ~string | ~[]byte](s T) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
+// AppendJSONStrings appends list as json.Marshal writes a []string but
+// without HTML escaping (the decoded value is the same): null for nil.
+func AppendJSONStrings(dst []byte, list []string) []byte {
+	if list == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(dst, s, false)
+	}
+	return append(dst, ']')
+}
+
 // decodeRune is utf8.DecodeRune(InString) of s. A string conversion of at
 // most utf8.UTFMax bytes stays on the stack, so bytes cost no allocation.
 func decodeRune[T ~string | ~[]byte](s T) (rune, int) {

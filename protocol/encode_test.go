@@ -147,3 +147,11 @@ func BenchmarkSearchResultJSON(b *testing.B) {
 		}
 	})
 }
+
+func TestAppendJSONStringsIsEncodingJSON(t *testing.T) {
+	for _, list := range [][]string{nil, {}, {""}, jsonStringCases[:7], jsonStringCases} {
+		if got, want := AppendJSONStrings(nil, list), stdlibJSON(t, list, false); !bytes.Equal(got, want) {
+			t.Errorf("AppendJSONStrings(%q) = %s, want %s", list, got, want)
+		}
+	}
+}

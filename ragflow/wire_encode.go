@@ -77,7 +77,7 @@ func (r *retrievalRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"question":`...)
 	b = appendJSONString(b, r.Question)
 	b = append(b, `,"dataset_ids":`...)
-	b = appendJSONStrings(b, r.DatasetIDs)
+	b = protocol.AppendJSONStrings(b, r.DatasetIDs)
 	if r.MetadataCondition != nil {
 		var err error
 		b = append(b, `,"metadata_condition":`...)
@@ -105,7 +105,7 @@ func (r *retrievalRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"reference_metadata":{"include":`...)
 	b = strconv.AppendBool(b, r.ReferenceMetadata.Include)
 	b = append(b, `,"fields":`...)
-	b = appendJSONStrings(b, r.ReferenceMetadata.Fields)
+	b = protocol.AppendJSONStrings(b, r.ReferenceMetadata.Fields)
 	return append(b, "}}"...), nil
 }
 
@@ -149,21 +149,6 @@ func appendJSONFloat(b []byte, f float64) ([]byte, error) {
 		return nil, errBadFloat
 	}
 	return strconv.AppendFloat(b, f, 'g', -1, 64), nil
-}
-
-// appendJSONStrings writes a list of strings (nil is null, as json.Marshal).
-func appendJSONStrings(b []byte, list []string) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
-	return append(b, ']')
 }
 
 // appendJSONString writes s as a JSON string, as json.Marshal does but
