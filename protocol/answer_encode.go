@@ -42,15 +42,7 @@ func (r *AnswerResult) AppendJSON(dst []byte, escapeHTML bool) ([]byte, error) {
 }
 
 func appendCitations(dst []byte, list []Citation, escapeHTML bool) []byte {
-	if list == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		c := &list[i]
+	dst, _ = appendList(dst, list, func(dst []byte, c *Citation) ([]byte, error) {
 		dst = AppendJSONString(append(dst, `{"path":`...), c.Path, escapeHTML)
 		dst = AppendJSONString(append(dst, `,"url":`...), c.URL, escapeHTML)
 		dst = AppendJSONString(append(dst, `,"title":`...), c.Title, escapeHTML)
@@ -58,9 +50,9 @@ func appendCitations(dst []byte, list []Citation, escapeHTML bool) []byte {
 		dst = AppendJSONString(append(dst, `,"chunkId":`...), c.ChunkID, escapeHTML)
 		dst = AppendJSONString(append(dst, `,"sourceProject":`...), c.SourceProject, escapeHTML)
 		dst = AppendJSONString(append(dst, `,"version":`...), c.Version, escapeHTML)
-		dst = append(dst, '}')
-	}
-	return append(dst, ']')
+		return append(dst, '}'), nil
+	})
+	return dst
 }
 
 func (g *Grounding) appendJSON(dst []byte, escapeHTML bool) ([]byte, error) {
@@ -76,69 +68,38 @@ func (g *Grounding) appendJSON(dst []byte, escapeHTML bool) ([]byte, error) {
 	if dst, err = appendJSONFloat(append(dst, `,"topScore":`...), g.TopScore); err != nil {
 		return dst, err
 	}
-	dst = append(dst, `,"citations":`...)
-	if g.Citations == nil {
-		return append(dst, "null}"...), nil
-	}
-	dst = append(dst, '[')
-	for i := range g.Citations {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		c := &g.Citations[i]
+	dst, err = appendList(append(dst, `,"citations":`...), g.Citations, func(dst []byte, c *CitationGrounding) ([]byte, error) {
 		dst = strconv.AppendInt(append(dst, `{"ref":`...), int64(c.Ref), 10)
 		dst = AppendJSONString(append(dst, `,"chunkId":`...), c.ChunkID, escapeHTML)
 		dst = strconv.AppendInt(append(dst, `,"sentences":`...), int64(c.Sentences), 10)
-		if dst, err = appendJSONFloat(append(dst, `,"support":`...), c.Support); err != nil {
-			return dst, err
-		}
+		dst, err := appendJSONFloat(append(dst, `,"support":`...), c.Support)
 		dst = strconv.AppendInt(append(dst, `,"gateCited":`...), int64(c.GateCited), 10)
-		dst = append(dst, '}')
-	}
-	return append(dst, "]}"...), nil
+		return append(dst, '}'), err
+	})
+	return append(dst, '}'), err
 }
 
 func appendRelatedPages(dst []byte, list []RelatedPage, escapeHTML bool) ([]byte, error) {
-	if list == nil {
-		return append(dst, "null"...), nil
-	}
-	dst = append(dst, '[')
-	for i := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		p := &list[i]
+	return appendList(dst, list, func(dst []byte, p *RelatedPage) ([]byte, error) {
 		dst = AppendJSONString(append(dst, `{"path":`...), p.Path, escapeHTML)
 		dst = AppendJSONString(append(dst, `,"url":`...), p.URL, escapeHTML)
 		dst = AppendJSONString(append(dst, `,"title":`...), p.Title, escapeHTML)
 		dst = AppendJSONString(append(dst, `,"sourceProject":`...), p.SourceProject, escapeHTML)
 		dst = AppendJSONString(append(dst, `,"version":`...), p.Version, escapeHTML)
-		var err error
-		if dst, err = appendJSONFloat(append(dst, `,"score":`...), p.Score); err != nil {
-			return dst, err
-		}
-		dst = append(dst, '}')
-	}
-	return append(dst, ']'), nil
+		dst, err := appendJSONFloat(append(dst, `,"score":`...), p.Score)
+		return append(dst, '}'), err
+	})
 }
 
 func appendActions(dst []byte, list []Action, escapeHTML bool) []byte {
-	if list == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		a := &list[i]
+	dst, _ = appendList(dst, list, func(dst []byte, a *Action) ([]byte, error) {
 		dst = AppendJSONString(append(dst, `{"type":`...), a.Type, escapeHTML)
 		dst = strconv.AppendBool(append(dst, `,"enabled":`...), a.Enabled)
 		dst = AppendJSONString(append(dst, `,"dedupeKey":`...), a.DedupeKey, escapeHTML)
 		if a.Endpoint != "" {
 			dst = AppendJSONString(append(dst, `,"endpoint":`...), a.Endpoint, escapeHTML)
 		}
-		dst = append(dst, '}')
-	}
-	return append(dst, ']')
+		return append(dst, '}'), nil
+	})
+	return dst
 }

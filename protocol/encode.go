@@ -21,21 +21,11 @@ var ErrUnsupportedFloat = errors.New("protocol: a score is NaN or infinite")
 // escapeHTML, an Encoder with SetEscapeHTML(false) otherwise), without the
 // Encoder's trailing newline.
 func (r *SearchResult) AppendJSON(dst []byte, escapeHTML bool) ([]byte, error) {
-	dst = append(dst, `{"hits":`...)
-	if r.Hits == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range r.Hits {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = r.Hits[i].appendJSON(dst, escapeHTML); err != nil {
-				return dst, err
-			}
-		}
-		dst = append(dst, ']')
+	dst, err := appendList(append(dst, `{"hits":`...), r.Hits, func(dst []byte, h *SearchHit) ([]byte, error) {
+		return h.appendJSON(dst, escapeHTML)
+	})
+	if err != nil {
+		return dst, err
 	}
 	dst = strconv.AppendInt(append(dst, `,"total":`...), int64(r.Total), 10)
 	dst = r.Audit.appendJSON(append(dst, `,"audit":`...), escapeHTML)
@@ -192,17 +182,30 @@ func load64[T ~string | ~[]byte](s T) uint64 {
 // AppendJSONStrings appends list as json.Marshal writes a []string but
 // without HTML escaping (the decoded value is the same): null for nil.
 func AppendJSONStrings(dst []byte, list []string) []byte {
+	dst, _ = appendList(dst, list, func(dst []byte, s *string) ([]byte, error) {
+		return AppendJSONString(dst, *s, false), nil
+	})
+	return dst
+}
+
+// appendList writes list as encoding/json writes a slice: null for nil,
+// else an array of each element as item writes it. An item's error (a
+// NaN score) stops the list.
+func appendList[T any](dst []byte, list []T, item func([]byte, *T) ([]byte, error)) ([]byte, error) {
 	if list == nil {
-		return append(dst, "null"...)
+		return append(dst, "null"...), nil
 	}
 	dst = append(dst, '[')
-	for i, s := range list {
+	for i := range list {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = AppendJSONString(dst, s, false)
+		var err error
+		if dst, err = item(dst, &list[i]); err != nil {
+			return dst, err
+		}
 	}
-	return append(dst, ']')
+	return append(dst, ']'), nil
 }
 
 // decodeRune is utf8.DecodeRune(InString) of s. A string conversion of at
