@@ -39,8 +39,8 @@ type PolicyConfig struct {
 	// compiles to it and decides a corpus of calls exactly as topdown does
 	// at load, else topdown, with the reason logged), "topdown" (OPA's
 	// evaluator) or "wasm" (the policy compiled to Wasm at every load, a
-	// policy that does not compile to it refused). Policy tests always run
-	// on topdown.
+	// policy that does not compile to it or fails the same check refused).
+	// Policy tests always run on topdown.
 	Evaluator string `json:"evaluator,omitempty"`
 }
 

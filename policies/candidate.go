@@ -72,7 +72,7 @@ type buildOptions struct {
 
 func (e *Engine) buildOptions() buildOptions {
 	o := buildOptions{query: e.query, cacheSize: e.cacheSize, evaluator: e.evaluator, runTests: e.runTests}
-	if e.evaluator == EvaluatorAuto {
+	if e.evaluator != EvaluatorTopdown {
 		o.recent = e.recentInputs(crossCheckRecent)
 	}
 	return o

@@ -24,30 +24,39 @@ import (
 // defines what the Rego means; Wasm is only a faster way to the same
 // answer, so any difference (or a policy the Wasm compiler or its
 // built-ins cannot take) leaves topdown deciding, with the reason logged.
-// EvaluatorWasm, by contrast, refuses such a policy.
+// EvaluatorWasm runs the same check and refuses such a policy.
 const EvaluatorAuto = "auto"
 
 // crossCheckRecent bounds the serving revision's recent calls a reload's
 // cross-check decides besides the corpus derived from the data.
 const crossCheckRecent = 256
 
-// useWasmIfSame compiles the policy to Wasm and keeps it on p only when
-// it decides every call of the corpus as p's topdown queries do; else p
-// decides with topdown and p.topdownReason says why.
+// useWasmIfSame (EvaluatorAuto) is useWasm, except that a policy that
+// fails it is kept on topdown, with p.topdownReason saying why.
 func (p *prepared) useWasmIfSame(ctx context.Context, modules map[string]*ast.Module, documents map[string]any, query string, recent []Input) {
+	if err := p.useWasm(ctx, modules, documents, query, recent); err != nil {
+		p.topdownReason = err.Error()
+	}
+}
+
+// useWasm compiles the policy to Wasm and puts it on p once it decided
+// every call of the corpus as p's topdown queries do. Under EvaluatorWasm
+// its error refuses the policy: a policy that means something else to the
+// Wasm module must not serve there either.
+func (p *prepared) useWasm(ctx context.Context, modules map[string]*ast.Module, documents map[string]any, query string, recent []Input) error {
 	w, err := compileWasm(ctx, modules, documents, query, p.tool != nil)
 	if err != nil {
-		p.topdownReason = err.Error()
-		return
+		return err
 	}
 	p.wasm = w
 	corpus := corpusOf(documents, recent)
 	if err := p.crossCheck(ctx, corpus); err != nil {
 		w.close()
-		p.wasm, p.topdownReason = nil, err.Error()
-		return
+		p.wasm = nil
+		return err
 	}
 	p.crossChecked = len(corpus)
+	return nil
 }
 
 // crossCheck decides each call of corpus with both evaluators, on a few

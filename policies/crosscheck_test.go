@@ -140,3 +140,21 @@ decision := {"allow": false, "code": "unauthorized", "reason": "b"} if input.act
 		t.Error("a conflicting decision was decided")
 	}
 }
+
+// TestWasmRefusesWhatDecidesDifferently: under evaluator wasm the load's
+// cross-check refuses a policy Wasm decides differently from topdown (at
+// start: New fails naming the call; the same policy under auto serves on
+// topdown, TestAutoKeepsTopdownWhenWasmDiffers).
+func TestWasmRefusesWhatDecidesDifferently(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "policy.rego", divergentPolicy)
+	_, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.NewNop(), Evaluator: policies.EvaluatorWasm})
+	if err == nil || !strings.Contains(err.Error(), "wasm decides differently from topdown") {
+		t.Fatalf("New(divergent policy, wasm) = %v, want the cross-check's refusal", err)
+	}
+	core, logs := observer.New(zapcore.InfoLevel)
+	engine, err := policies.New(t.Context(), policies.Options{Dir: defaultPolicyDir, Logger: zap.New(core), Evaluator: policies.EvaluatorWasm})
+	if err != nil || engine.Evaluator() != policies.EvaluatorWasm || logs.FilterMessageSnippet("deciding with wasm").Len() != 1 {
+		t.Fatalf("shipped policy under evaluator wasm: %v, %v", err, logs.All())
+	}
+}

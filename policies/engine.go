@@ -50,9 +50,9 @@ type Options struct {
 	// Evaluator decides calls: EvaluatorAuto ("" too: Wasm when the policy
 	// compiles to it and decides a corpus of calls as topdown does, else
 	// topdown), EvaluatorTopdown, or EvaluatorWasm (the policy compiled to
-	// Wasm at every load; a policy that does not compile to Wasm is refused
-	// like one that does not compile at all). Policy tests run on topdown
-	// either way.
+	// Wasm at every load; a policy that does not compile to Wasm or fails
+	// the same cross-check is refused like one that does not compile at
+	// all). Policy tests run on topdown either way.
 	Evaluator string
 }
 

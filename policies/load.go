@@ -183,7 +183,7 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int, eval
 	// Fresh parses: the modules compiled above belong to the compiler.
 	switch evaluator {
 	case EvaluatorWasm:
-		if p.wasm, err = compileWasm(ctx, result.ParsedModules(), result.Documents, query, tool != nil); err != nil {
+		if err := p.useWasm(ctx, result.ParsedModules(), result.Documents, query, recent); err != nil {
 			return nil, err
 		}
 	case EvaluatorAuto:

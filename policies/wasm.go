@@ -20,9 +20,10 @@ const (
 	// EvaluatorTopdown is OPA's tree-walking evaluator (rego.PreparedEvalQuery).
 	EvaluatorTopdown = "topdown"
 	// EvaluatorWasm compiles the policy with OPA's own Wasm compiler at
-	// every load and evaluates it on wazero (package wasmeval): the same
-	// decision for about a tenth of topdown's cost. Policy tests, bundle
-	// builds and replays still run on topdown.
+	// every load, checks it decides a corpus of calls as topdown does
+	// (crosscheck.go) and evaluates it on wazero (package wasmeval): the
+	// same decision for about a seventh of topdown's cost. Policy tests,
+	// bundle builds and replays still run on topdown.
 	EvaluatorWasm = "wasm"
 )
 
