@@ -85,8 +85,8 @@ func newCollectors() *metrics {
 		}, []string{"outcome"}),
 		revision: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: ns, Subsystem: sub, Name: "policy_revision_info",
-			Help: "1 for the policy revision serving (the bundle's revision or the policy files' hash).",
-		}, []string{"revision"}),
+			Help: "1 for the policy revision serving (the bundle's revision or the policy files' hash) and the evaluator deciding for it (wasm, or topdown: under evaluator auto, a policy that did not qualify for wasm).",
+		}, []string{"revision", "evaluator"}),
 		decisions: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Subsystem: sub, Name: "policy_decision_duration_seconds",
 			Help:    "Time of one policy decision (evaluation or decision-cache lookup) by query: decision, tool_decision.",
@@ -137,10 +137,10 @@ func (m *metrics) DecisionLogDropped(n int) { m.decisionLogDropped.Add(float64(n
 // PolicyReload counts one policy reload (policies.ReloadObserver).
 func (m *metrics) PolicyReload(outcome string) { m.reloads.WithLabelValues(outcome).Inc() }
 
-// PolicyRevision makes revision the one serving revision.
-func (m *metrics) PolicyRevision(revision string) {
+// PolicyRevision makes revision, decided by evaluator, the one serving.
+func (m *metrics) PolicyRevision(revision, evaluator string) {
 	m.revision.Reset()
-	m.revision.WithLabelValues(revision).Set(1)
+	m.revision.WithLabelValues(revision, evaluator).Set(1)
 }
 
 // registerMetrics returns the process's collectors, registered into this

@@ -67,14 +67,14 @@ func TestEngineOptions(t *testing.T) {
 
 func TestPolicyReloadMetrics(t *testing.T) {
 	m := newMetrics()
-	m.PolicyRevision("r1")
+	m.PolicyRevision("r1", "wasm")
 	m.PolicyReload("tests_failed")
 	m.PolicyReload("activated")
-	m.PolicyRevision("r2")
+	m.PolicyRevision("r2", "topdown")
 	if got := testutil.ToFloat64(m.reloads.WithLabelValues("tests_failed")); got != 1 {
 		t.Errorf("tests_failed = %v", got)
 	}
-	if n := testutil.CollectAndCount(m.revision); n != 1 || testutil.ToFloat64(m.revision.WithLabelValues("r2")) != 1 {
+	if n := testutil.CollectAndCount(m.revision); n != 1 || testutil.ToFloat64(m.revision.WithLabelValues("r2", "topdown")) != 1 {
 		t.Errorf("revision info holds %d series, want only r2", n)
 	}
 }

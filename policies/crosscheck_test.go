@@ -18,12 +18,13 @@ import (
 // was checked on; its decisions are topdown's.
 func TestAutoDecidesWithWasmWhenItAgrees(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
-	engine, err := policies.New(t.Context(), policies.Options{Dir: defaultPolicyDir, Logger: zap.New(core), Evaluator: policies.EvaluatorAuto})
+	metrics := &evaluatorRecorder{}
+	engine, err := policies.New(t.Context(), policies.Options{Dir: defaultPolicyDir, Logger: zap.New(core), Evaluator: policies.EvaluatorAuto, Observer: metrics})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := engine.Evaluator(); got != policies.EvaluatorWasm {
-		t.Fatalf("Evaluator() = %q, want wasm; logs: %v", got, logs.All())
+	if got := engine.Evaluator(); got != policies.EvaluatorWasm || metrics.evaluator != policies.EvaluatorWasm {
+		t.Fatalf("Evaluator() = %q, metrics told %q; want wasm; logs: %v", got, metrics.evaluator, logs.All())
 	}
 	checked := logs.FilterMessageSnippet("deciding with wasm").All()
 	if len(checked) != 1 || checked[0].ContextMap()["calls_checked"].(int64) < 200 {
@@ -67,12 +68,13 @@ func TestAutoKeepsTopdownWhenWasmDiffers(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", divergentPolicy)
 	core, logs := observer.New(zapcore.InfoLevel)
-	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.New(core)})
+	metrics := &evaluatorRecorder{}
+	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.New(core), Observer: metrics})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := engine.Evaluator(); got != policies.EvaluatorTopdown {
-		t.Fatalf("Evaluator() = %q, want topdown for a policy Wasm decides differently", got)
+	if got := engine.Evaluator(); got != policies.EvaluatorTopdown || metrics.evaluator != policies.EvaluatorTopdown {
+		t.Fatalf("Evaluator() = %q, metrics told %q; want topdown for a policy Wasm decides differently", got, metrics.evaluator)
 	}
 	warned := logs.FilterMessageSnippet("deciding with topdown").All()
 	if len(warned) != 1 || warned[0].Level != zapcore.WarnLevel {
@@ -158,3 +160,10 @@ func TestWasmRefusesWhatDecidesDifferently(t *testing.T) {
 		t.Fatalf("shipped policy under evaluator wasm: %v, %v", err, logs.All())
 	}
 }
+
+// evaluatorRecorder keeps the evaluator the engine last told its
+// observer (the policy_revision_info metric's label).
+type evaluatorRecorder struct{ evaluator string }
+
+func (*evaluatorRecorder) PolicyReload(string)                  {}
+func (r *evaluatorRecorder) PolicyRevision(_, evaluator string) { r.evaluator = evaluator }

@@ -65,7 +65,7 @@ func (s *logService) events() (evs []map[string]any, batches int) {
 type dropCounter struct{ n atomic.Int64 }
 
 func (*dropCounter) PolicyReload(string)                        {}
-func (*dropCounter) PolicyRevision(string)                      {}
+func (*dropCounter) PolicyRevision(string, string)              {}
 func (*dropCounter) PolicyDecision(string, bool, time.Duration) {}
 func (d *dropCounter) DecisionLogDropped(n int)                 { d.n.Add(int64(n)) }
 

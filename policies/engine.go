@@ -112,7 +112,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.logger.Info("policy loaded", zap.Stringer("source", e.src), zap.String("revision", p.revision),
 		zap.Bool("tests_run", e.runTests))
-	e.observer.PolicyRevision(p.revision)
+	e.observer.PolicyRevision(p.revision, p.evaluatorName())
 	e.logCacheOff(p)
 	e.logEvaluator(p)
 	e.logToolGateMissing(p)
@@ -238,8 +238,11 @@ func (p *prepared) evaluateTopdown(ctx context.Context, in *Input, m metrics.Met
 // Evaluator names the evaluator deciding for the policy now serving:
 // EvaluatorWasm or EvaluatorTopdown (under EvaluatorAuto, whichever the
 // load chose).
-func (e *Engine) Evaluator() string {
-	if e.current.Load().wasm != nil {
+func (e *Engine) Evaluator() string { return e.current.Load().evaluatorName() }
+
+// evaluatorName is the evaluator deciding for p.
+func (p *prepared) evaluatorName() string {
+	if p.wasm != nil {
 		return EvaluatorWasm
 	}
 	return EvaluatorTopdown

@@ -20,8 +20,8 @@ func failOneTest(t *testing.T, dir string) string {
 
 type recorder struct{ outcomes, revisions []string }
 
-func (r *recorder) PolicyReload(o string)   { r.outcomes = append(r.outcomes, o) }
-func (r *recorder) PolicyRevision(v string) { r.revisions = append(r.revisions, v) }
+func (r *recorder) PolicyReload(o string)      { r.outcomes = append(r.outcomes, o) }
+func (r *recorder) PolicyRevision(v, _ string) { r.revisions = append(r.revisions, v) }
 
 func TestReloadRefusesAPolicyWhoseTestsFail(t *testing.T) {
 	dir := copyPolicyDirWithTests(t)

@@ -27,14 +27,16 @@ type ReloadObserver interface {
 	// PolicyReload counts one reload by outcome.
 	PolicyReload(outcome string)
 	// PolicyRevision names the revision now serving (at load and after
-	// each activation).
-	PolicyRevision(revision string)
+	// each activation) and the evaluator deciding for it (EvaluatorWasm or
+	// EvaluatorTopdown: under EvaluatorAuto a policy that did not qualify
+	// for Wasm shows here, for an alert).
+	PolicyRevision(revision, evaluator string)
 }
 
 type nopObserver struct{}
 
-func (nopObserver) PolicyReload(string)   {}
-func (nopObserver) PolicyRevision(string) {}
+func (nopObserver) PolicyReload(string)           {}
+func (nopObserver) PolicyRevision(string, string) {}
 
 // outcomeOf classifies a failed reload.
 func outcomeOf(err error) string {

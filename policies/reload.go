@@ -70,7 +70,7 @@ func (e *Engine) activate(c *candidate, next *prepared) {
 	e.failedDigest = ""
 	e.setLastReloadError(nil)
 	e.observer.PolicyReload(ReloadActivated)
-	e.observer.PolicyRevision(next.revision)
+	e.observer.PolicyRevision(next.revision, next.evaluatorName())
 	e.logger.Info("policy reloaded", zap.Stringer("source", e.src), zap.Bool("tests_run", e.runTests),
 		zap.String("previous_revision", previous.revision), zap.String("revision", next.revision))
 	e.logCacheOff(next)

@@ -24,9 +24,9 @@ func newCacheRecorder() *cacheRecorder {
 	return &cacheRecorder{hits: map[string]int{}, misses: map[string]int{}}
 }
 
-func (r *cacheRecorder) PolicyReload(string)    {}
-func (r *cacheRecorder) PolicyRevision(string)  {}
-func (r *cacheRecorder) DecisionLogDropped(int) {}
+func (r *cacheRecorder) PolicyReload(string)           {}
+func (r *cacheRecorder) PolicyRevision(string, string) {}
+func (r *cacheRecorder) DecisionLogDropped(int)        {}
 
 func (r *cacheRecorder) PolicyDecision(path string, cached bool, _ time.Duration) {
 	r.mu.Lock()
