@@ -55,6 +55,24 @@ func BuildBundle(ctx context.Context, dir string, w io.Writer, opts BuildOptions
 	return b.Manifest.Revision, nil
 }
 
+// CheckWasm says whether gates on the default evaluator (EvaluatorAuto)
+// will decide the policy in dir with Wasm: it compiles it to Wasm and runs
+// the load's cross-check (without the recent calls a reload adds). It
+// returns how many calls decided alike, or why gates would decide the
+// policy with topdown (and refuse it under EvaluatorWasm).
+func CheckWasm(ctx context.Context, dir string) (int, error) {
+	c, err := dirCandidate(dir)
+	if err != nil {
+		return 0, err
+	}
+	p, err := c.files.compile(ctx, DefaultQuery, -1, EvaluatorWasm, nil)
+	if err != nil {
+		return 0, err
+	}
+	p.wasm.close()
+	return p.crossChecked, nil
+}
+
 // bundle assembles the candidate's modules and merged data.
 func (c *candidate) bundle(revision string) (*bundle.Bundle, error) {
 	if revision == "" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -41,6 +42,7 @@ explains one decision (policy explain).`,
 type buildFlags struct {
 	dir, out, revision, key, alg, keyID string
 	skipTests                           bool
+	stdout                              io.Writer // nil: os.Stdout
 }
 
 func policyBuildCommand() *cobra.Command {
@@ -93,8 +95,25 @@ func (f *buildFlags) run(ctx context.Context) error {
 	if key != "" {
 		signed = "signed " + f.alg
 	}
-	fmt.Printf("wrote %s: revision %s, %s\n", f.out, rev, signed)
+	w := f.stdout
+	if w == nil {
+		w = os.Stdout
+	}
+	fmt.Fprintf(w, "wrote %s: revision %s, %s\n", f.out, rev, signed)
+	reportWasm(ctx, w, f.dir)
 	return nil
+}
+
+// reportWasm tells the security team, before the bundle ships, whether
+// gates will decide it with Wasm (evaluator auto), or with topdown and
+// why: a policy that decides differently in Wasm still works, but slower,
+// and evaluator wasm refuses it.
+func reportWasm(ctx context.Context, w io.Writer, dir string) {
+	if n, err := policies.CheckWasm(ctx, dir); err != nil {
+		fmt.Fprintf(w, "warning: gates will decide this policy with topdown, not wasm (evaluator auto; evaluator wasm refuses it): %v\n", err)
+	} else {
+		fmt.Fprintf(w, "wasm: decides like topdown on %d calls, so gates decide it with wasm\n", n)
+	}
 }
 
 // signingKey reads the key's file, or the secret from env:NAME, so a

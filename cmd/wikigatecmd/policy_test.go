@@ -1,6 +1,7 @@
 package wikigatecmd
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,15 +12,38 @@ import (
 
 func TestPolicyBuildWritesABundleTheGateLoads(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
-	f := buildFlags{dir: "../../rego", out: out, revision: "cli-1", key: "env:WIKIGATE_TEST_BUNDLE_SECRET", alg: "HS256", keyID: "ci"}
+	var stdout bytes.Buffer
+	f := buildFlags{dir: "../../rego", out: out, revision: "cli-1", key: "env:WIKIGATE_TEST_BUNDLE_SECRET", alg: "HS256", keyID: "ci", stdout: &stdout}
 	t.Setenv("WIKIGATE_TEST_BUNDLE_SECRET", "s3cret")
 	if err := f.run(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "wasm: decides like topdown on ") {
+		t.Errorf("build output %q does not say the gates decide the shipped policy with wasm", stdout.String())
 	}
 	engine, err := policies.New(t.Context(), policies.Options{Bundle: &policies.BundleOptions{Source: out,
 		Keys: map[string]policies.VerificationKey{"ci": {Algorithm: "HS256", Key: "s3cret"}}}})
 	if err != nil || engine.Revision() != "cli-1" {
 		t.Fatalf("the gate loads the built bundle: %v", err)
+	}
+}
+
+// TestPolicyBuildWarnsWhenWasmDecidesDifferently: a policy whose denial
+// reason lists a set in iteration order (which differs in Wasm) still
+// builds, and the build says gates will decide it with topdown and why.
+func TestPolicyBuildWarnsWhenWasmDecidesDifferently(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "policy.rego"), []byte(`package wikigate
+
+decision := {"allow": false, "code": "forbidden_scope", "reason": concat(" ", [s | some s in {input.tool, input.endpoint, input.action, "zz", "aa"}])}
+`), 0o644)
+	var stdout bytes.Buffer
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	if err := (&buildFlags{dir: dir, out: out, stdout: &stdout}).run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := stdout.String(); !strings.Contains(got, "warning: gates will decide this policy with topdown") || !strings.Contains(got, "wasm decides differently from topdown") {
+		t.Errorf("build output %q does not warn about the difference", got)
 	}
 }
 
