@@ -60,9 +60,9 @@ func (p *prepared) useWasm(ctx context.Context, modules map[string]*ast.Module, 
 }
 
 // crossCheck decides each call of corpus with both evaluators, on a few
-// CPUs at once (both are safe for concurrent use; a reload waits for it),
-// and returns the difference of the earliest call that has one: in the
-// decision, or in whether it is an error.
+// CPUs at once (both are safe for concurrent use; a reload waits for it).
+// It stops at the first difference (in the decision, or in whether it is
+// an error) and returns it, with any another worker found meanwhile.
 func (p *prepared) crossCheck(ctx context.Context, corpus []Input) error {
 	workers := min(runtime.GOMAXPROCS(0), crossCheckWorkers, max(len(corpus), 1))
 	errs := make([]error, workers)
