@@ -10,7 +10,7 @@
 # Environment (all optional): BENCH_DURATION (per load run, default 10s),
 # BENCH_WARMUP (per target, default 2s), BENCH_REPEATS (each load run is
 # repeated this many times, the targets in a rotated order each time, and
-# the medians reported; default 3), BENCH_MICRO (1 = also run the Go
+# the medians reported; default 5), BENCH_MICRO (1 = also run the Go
 # micro-benchmarks, default 1), BENCH_BENCHTIME (go test -benchtime,
 # default 1s), BENCH_PROFILE (1 = after the load runs, profile a B run at
 # BENCH_PROFILE_CONNS connections, default 32, through Caddy's pprof
@@ -36,7 +36,7 @@ OUT=$ROOT/bench/out
 RESULTS=$ROOT/bench/RESULTS.md
 DURATION=${BENCH_DURATION:-10s}
 WARMUP=${BENCH_WARMUP:-2s}
-REPEATS=${BENCH_REPEATS:-3}
+REPEATS=${BENCH_REPEATS:-5}
 MICRO=${BENCH_MICRO:-1}
 BENCHTIME=${BENCH_BENCHTIME:-1s}
 PROFILE=${BENCH_PROFILE:-0}
@@ -240,6 +240,22 @@ for ((REP = 1; REP <= REPEATS; REP++)); do
 	done
 done
 REP=$REPEATS
+# The CPU a target adds over another (B over A, M over B) is the median of
+# the differences within each repeat, where the two ran a minute apart at
+# most: this machine's speed drifts between repeats (the same run's CPU per
+# call moved by a fifth), and a difference of medians taken from different
+# repeats would carry that drift into the one number the budget reads.
+for pair in B,A M,B; do
+	hi=${pair%,*} lo=${pair#*,}
+	for conns in 1 32; do
+		vals=()
+		for ((r = 1; r <= REPEATS; r++)); do
+			R[$hi-$lo,$conns,$r,cpu]=$(awk -v h="${R[$hi,$conns,$r,cpu]}" -v l="${R[$lo,$conns,$r,cpu]}" 'BEGIN {printf "%+.1f", h - l}')
+			vals+=("${R[$hi-$lo,$conns,$r,cpu]}")
+		done
+		R[$hi-$lo,$conns,cpu]=$(printf '%+.1f' "$(median "${vals[@]}")")
+	done
+done
 for run in "${TARGETS[@]}"; do
 	for conns in 1 32; do
 		for metric in rps p50 p99 cpu rss requests; do
@@ -320,9 +336,9 @@ per_repeat_rows() {
 	for ((r = 1; r <= REPEATS; r++)); do
 		awk -v r="$r" -v order="${ORDERS[r - 1]}" \
 			-v b32="${R[B,32,$r,rps]}" -v a32="${R[A,32,$r,rps]}" \
-			-v bc1="${R[B,1,$r,cpu]}" -v ac1="${R[A,1,$r,cpu]}" -v bc32="${R[B,32,$r,cpu]}" -v ac32="${R[A,32,$r,cpu]}" \
-			-v c32="${R[C,32,$r,cpu]}" \
-			'BEGIN {printf "| %d | %s | %.2f | %+.1f / %+.1f | %.1f |\n", r, order, b32 / a32, bc1 - ac1, bc32 - ac32, c32}'
+			-v ba1="${R[B-A,1,$r,cpu]}" -v ba32="${R[B-A,32,$r,cpu]}" \
+			-v mb1="${R[M-B,1,$r,cpu]}" -v mb32="${R[M-B,32,$r,cpu]}" -v c32="${R[C,32,$r,cpu]}" \
+			'BEGIN {printf "| %d | %s | %.2f | %+.1f / %+.1f | %+.1f / %+.1f | %.1f |\n", r, order, b32 / a32, ba1, ba32, mb1, mb32, c32}'
 	done
 }
 
@@ -332,7 +348,7 @@ history_table() {
 	local commit ratio cpu cold cached ask
 	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	ratio=$(awk -v b="${R[B,32,rps]}" -v a="${R[A,32,rps]}" 'BEGIN {printf "%.2f", b / a}')
-	cpu=$(awk -v b1="${R[B,1,cpu]}" -v a1="${R[A,1,cpu]}" -v b="${R[B,32,cpu]}" -v a="${R[A,32,cpu]}" 'BEGIN {printf "%+.1f / %+.1f", b1 - a1, b - a}')
+	cpu="${R[B-A,1,cpu]} / ${R[B-A,32,cpu]}"
 	cold=–
 	cached=–
 	if [[ $MICRO == 1 ]]; then
@@ -349,7 +365,9 @@ carries the earlier rows over and adds its own): B / A at 32 connections,
 the Caddy CPU the gate adds over A at 1 / 32 connections, uncached and
 cached Decide with 10,000 agents, and the gate's CPU per ask (C, 32
 connections; the development RAGFlow runs in its own process), each the
-median of the run's repeats (1: a single run).
+median of the run's repeats (1: a single run). The added CPU is the median
+of the differences within each repeat from 2026-11-25 on, and the
+difference of the two medians before.
 
 | date | commit | repeats | B / A | B − A CPU µs | Decide uncached µs | Decide cached µs | ask CPU µs |
 |---|---|---:|---:|---:|---:|---:|---:|
@@ -362,14 +380,14 @@ write_results() {
 	local ratio1 ratio32 cpu1 cpu32 p50d commit dirty
 	ratio1=$(awk -v b="${R[B,1,rps]}" -v a="${R[A,1,rps]}" 'BEGIN {printf "%.2f", b / a}')
 	ratio32=$(awk -v b="${R[B,32,rps]}" -v a="${R[A,32,rps]}" 'BEGIN {printf "%.2f", b / a}')
-	cpu1=$(awk -v b="${R[B,1,cpu]}" -v a="${R[A,1,cpu]}" 'BEGIN {printf "%+.1f", b - a}')
-	cpu32=$(awk -v b="${R[B,32,cpu]}" -v a="${R[A,32,cpu]}" 'BEGIN {printf "%+.1f", b - a}')
+	cpu1=${R[B-A,1,cpu]}
+	cpu32=${R[B-A,32,cpu]}
 	p50d=$(( ${R[B,1,p50]} - ${R[A,1,p50]} ))
 	local mratio1 mratio32 mcpu1 mcpu32
 	mratio1=$(awk -v m="${R[M,1,rps]}" -v b="${R[B,1,rps]}" 'BEGIN {printf "%.2f", m / b}')
 	mratio32=$(awk -v m="${R[M,32,rps]}" -v b="${R[B,32,rps]}" 'BEGIN {printf "%.2f", m / b}')
-	mcpu1=$(awk -v m="${R[M,1,cpu]}" -v b="${R[B,1,cpu]}" 'BEGIN {printf "%+.1f", m - b}')
-	mcpu32=$(awk -v m="${R[M,32,cpu]}" -v b="${R[B,32,cpu]}" 'BEGIN {printf "%+.1f", m - b}')
+	mcpu1=${R[M-B,1,cpu]}
+	mcpu32=${R[M-B,32,cpu]}
 	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
 	cat <<MD
@@ -381,7 +399,7 @@ $( ((QUICK)) && printf '\n**A quick run (CI): every run once for %s, micro-bench
 - **Date:** $(date -u '+%Y-%m-%d %H:%M UTC'), commit \`$commit\`$( ((dirty)) && echo " with $dirty uncommitted changes in the tree")
 - **Command:** \`$COMMAND\` (from the repository root)
 - **Machine:** $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), $(go version | cut -d' ' -f3); load average at start $LOAD_START. wrk, the stand-in, the development RAGFlow and Caddy all share these cores (and the machine is shared with other work), so absolute numbers are below a dedicated server's; compare runs of the same file.
-- **Runs:** $DURATION each after a $WARMUP warm-up at 32 connections; wrk 1 thread for 1 connection, 2 threads for 32; loopback only. Every run repeated $REPEATS time(s), the targets in a rotated order each repeat ($(printf '%s; ' "${ORDERS[@]}" | sed 's/; $//')); the tables give each metric's median over the repeats (errors and non-2xx: the total), and [per repeat](#per-repeat) lists each repeat's ratios.
+- **Runs:** $DURATION each after a $WARMUP warm-up at 32 connections; wrk 1 thread for 1 connection, 2 threads for 32; loopback only. Every run repeated $REPEATS time(s), the targets in a rotated order each repeat ($(printf '%s; ' "${ORDERS[@]}" | sed 's/; $//')); the tables give each metric's median over the repeats (errors and non-2xx: the total), a CPU difference between two targets is the median of that difference within each repeat, and [per repeat](#per-repeat) lists each repeat's ratios and differences.
 - **Bodies:** the stand-in answers every search with $STANDIN_BYTES bytes ($STANDIN_HITS hits in the page schema); B returns all $STANDIN_HITS hits reshaped; C's answer was $C_BYTES bytes.
 - **Logging:** Caddy's own log at WARN to a file; audit records **on**, one JSON line per call to a hash-chained file (\`output wikigate_audit_file bench/out/audit.log\`, written in batches; $AUDIT_LINES lines this run), the way an operator keeps them. No access logs on either site.
 - **Caches:** defaults: verified-token cache and decision cache on (every B call after the first is a hit in both).
@@ -412,7 +430,7 @@ MD
 | | 1 connection | 32 connections |
 |---|---:|---:|
 | req/s, B / A | $ratio1 | $ratio32 |
-| Caddy CPU µs/req, B − A | $cpu1 | $cpu32 |
+| Caddy CPU µs/req, B − A (median of the repeats' differences) | $cpu1 | $cpu32 |
 | p50 µs, B − A | $p50d | $(( ${R[B,32,p50]} - ${R[A,32,p50]} )) |
 
 ### After a policy reload
@@ -433,12 +451,13 @@ so they are hits from the first request after it.
 
 ### Per repeat
 
-The same comparison in each repeat on its own, and the gate's CPU per ask
-(C): how far apart the repeats are says how much this machine's noise moves
-the medians above.
+Each repeat on its own: B / A, the CPU B adds over A and M over B (the
+tables above give the medians of these differences), and the gate's CPU
+per ask (C). How far apart the repeats are says how much this machine's
+noise moves the medians.
 
-| repeat | order | B / A req/s, 32 conns | B − A CPU µs/req, 1 / 32 conns | C CPU µs/req, 32 conns |
-|---:|---|---:|---:|---:|
+| repeat | order | B / A req/s, 32 conns | B − A CPU µs/req, 1 / 32 conns | M − B CPU µs/req, 1 / 32 conns | C CPU µs/req, 32 conns |
+|---:|---|---:|---:|---:|---:|
 $(per_repeat_rows)
 
 ## MCP (M) against the HTTP route (B)
@@ -453,7 +472,7 @@ JSON-RPC handling and the tool result. Where that CPU goes (the profile) is in
 | | 1 connection | 32 connections |
 |---|---:|---:|
 | req/s, M / B | $mratio1 | $mratio32 |
-| Caddy CPU µs/req, M − B | $mcpu1 | $mcpu32 |
+| Caddy CPU µs/req, M − B (median of the repeats' differences) | $mcpu1 | $mcpu32 |
 | p50 µs, M − B | $(( ${R[M,1,p50]} - ${R[B,1,p50]} )) | $(( ${R[M,32,p50]} - ${R[B,32,p50]} )) |
 
 ## Budget
