@@ -111,6 +111,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			enable                  on|off
 //			path                    <path>
 //			allowed_origins         <origin...>
+//			allowed_hosts           <host...>
 //			authorization_servers   <url...>
 //			resource                <url>
 //			scopes                  <scope...>

@@ -31,6 +31,11 @@ type MCPConfig struct {
 	// (scheme://host[:port], port * for any). Requests without Origin are
 	// allowed; any other Origin is refused (DNS-rebinding protection).
 	AllowedOrigins []string `json:"allowed_origins,omitempty"`
+	// AllowedHosts are names a request reaching the gate on a loopback
+	// address may carry in Host besides loopback ones: the public name a
+	// TLS terminator or balancer on the same machine passes on. Any other
+	// name is refused there (DNS-rebinding protection).
+	AllowedHosts []string `json:"allowed_hosts,omitempty"`
 	// AuthorizationServers are listed in the RFC 9728 metadata. Default:
 	// the agent_jwt issuer, when it is an http(s) URL.
 	AuthorizationServers []string `json:"authorization_servers,omitempty"`
@@ -53,6 +58,7 @@ func (c *MCPConfig) unmarshal(d *caddyfile.Dispenser) error {
 		"enable":                  func() error { return onOff(d, &enable) },
 		"path":                    func() error { return oneArg(d, &c.Path) },
 		"allowed_origins":         func() error { return manyArgs(d, &c.AllowedOrigins) },
+		"allowed_hosts":           func() error { return manyArgs(d, &c.AllowedHosts) },
 		"authorization_servers":   func() error { return manyArgs(d, &c.AuthorizationServers) },
 		"resource":                func() error { return oneArg(d, &c.Resource) },
 		"scopes":                  func() error { return manyArgs(d, &c.Scopes) },
@@ -80,6 +86,9 @@ func (h *Handler) mcpConfig(repl *caddy.Replacer) (mcp.Config, error) {
 	}
 	for _, o := range c.AllowedOrigins {
 		out.AllowedOrigins = append(out.AllowedOrigins, repl.ReplaceAll(o, ""))
+	}
+	for _, s := range c.AllowedHosts {
+		out.AllowedHosts = append(out.AllowedHosts, repl.ReplaceAll(s, ""))
 	}
 	for _, s := range c.AuthorizationServers {
 		out.AuthorizationServers = append(out.AuthorizationServers, repl.ReplaceAll(s, ""))

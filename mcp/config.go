@@ -22,6 +22,12 @@ type Config struct {
 	// Origin is refused, which is the DNS-rebinding protection the MCP
 	// transport requires.
 	AllowedOrigins []string
+	// AllowedHosts are names besides localhost and loopback addresses that
+	// a request reaching the gate on a loopback address may carry in Host:
+	// the public name a TLS terminator or balancer on the same machine
+	// passes on. Any other name is refused there (DNS-rebinding protection;
+	// hostPolicy). Requests on other addresses are not affected.
+	AllowedHosts []string
 	// AuthorizationServers are the OAuth issuers clients get tokens from
 	// (by default the agent_jwt issuers), listed in the metadata.
 	AuthorizationServers []string
@@ -80,6 +86,11 @@ func (c Config) Validate() error {
 	}
 	for _, o := range c.AllowedOrigins {
 		if _, err := parseOriginPattern(o); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.AllowedHosts {
+		if err := checkAllowedHost(s); err != nil {
 			return err
 		}
 	}

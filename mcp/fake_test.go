@@ -180,10 +180,15 @@ func connect(t *testing.T, srv *httptest.Server, token, revision string, opts *m
 }
 
 func dial(srv *httptest.Server, token, revision string, opts *mcpsdk.ClientOptions) (*mcpsdk.ClientSession, error) {
+	return dialVia(srv, srv.Client().Transport, token, revision, opts)
+}
+
+// dialVia is dial sending through rt.
+func dialVia(srv *httptest.Server, rt http.RoundTripper, token, revision string, opts *mcpsdk.ClientOptions) (*mcpsdk.ClientSession, error) {
 	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test-agent", Version: "1"}, opts)
 	tr := &mcpsdk.StreamableClientTransport{
 		Endpoint:   srv.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token: token, base: srv.Client().Transport}},
+		HTTPClient: &http.Client{Transport: bearer{token: token, base: rt}},
 		MaxRetries: -1, DisableStandaloneSSE: opts == nil || opts.ToolListChangedHandler == nil,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

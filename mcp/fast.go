@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 )
 
@@ -17,9 +15,9 @@ import (
 // It takes only requests the SDK would serve without refusing anything,
 // and otherwise declines, so that every refusal and every other method
 // still comes from the SDK:
-//   - what the front already checked (Origin, one JSON-RPC message, strict
+//   - what the front already checked (Host, Origin, one JSON-RPC message, strict
 //     JSON, id type, Mcp-Method/Mcp-Name against the body, authentication);
-//   - the SDK's own gates: its loopback Host check, Mcp-Protocol-Version
+//   - the SDK's own gates: Mcp-Protocol-Version
 //     exactly 2026-07-28, Accept naming JSON and SSE, no Last-Event-ID,
 //     Mcp-Method and (tools/call) Mcp-Name present;
 //   - the _meta triple: protocolVersion equal to the header, clientInfo and
@@ -54,10 +52,8 @@ func fastHeaders(r *http.Request) bool {
 		headerGet(h, headerMethod) == "" || len(headerValues(h, headerLastEventID)) > 0 {
 		return false
 	}
-	if json, stream := accepts(headerValues(h, headerAccept)); !json || !stream {
-		return false
-	}
-	return hostAllowed(r)
+	json, stream := accepts(headerValues(h, headerAccept))
+	return json && stream
 }
 
 // accepts is the SDK's reading of Accept (streamableAccepts).
@@ -78,31 +74,4 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 		}
 	}
 	return jsonOK, streamOK
-}
-
-// hostAllowed is the SDK's DNS-rebinding rule: a request that arrived on
-// a loopback address must name a loopback Host.
-func hostAllowed(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil {
-		return true
-	}
-	if tcp, ok := local.(*net.TCPAddr); ok {
-		// What isLoopback(local.String()) says, without formatting
-		// the address on every request.
-		return !tcp.IP.IsLoopback() || isLoopback(r.Host)
-	}
-	return !isLoopback(local.String()) || isLoopback(r.Host)
-}
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }

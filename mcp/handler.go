@@ -20,6 +20,7 @@ import (
 type Handler struct {
 	cfg       Config
 	gate      Gate
+	hosts     hostPolicy
 	origins   originPolicy
 	log       *slog.Logger
 	shared    *mcpsdk.Server // stateless requests; sessions have their own
@@ -46,7 +47,7 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{cfg: cfg, gate: gate, origins: newOriginPolicy(cfg.AllowedOrigins), log: log,
+	h := &Handler{cfg: cfg, gate: gate, hosts: newHostPolicy(cfg.AllowedHosts), origins: newOriginPolicy(cfg.AllowedOrigins), log: log,
 		sessions: newSessionTable(cfg.MaxSessionsPerCaller)}
 	h.impl = &mcpsdk.Implementation{Name: "wikigate", Title: "wikigate wiki tools", Version: Version}
 	h.serverMeta = serverInfoMeta(h.impl)
@@ -54,12 +55,13 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 	h.shared = h.newServer(nil)
 	h.stateless = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
 		Stateless: true, Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, PropagateRequestCancellation: true,
+		DisableLocalhostProtection: true, // ServeHTTP checks Host first (hostPolicy), with the operator's names
 	})
 	h.stateful = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
 		// No SessionTimeout: the gate times idle sessions out itself
 		// (session.begin/end), because the session fast path answers
 		// requests the SDK never sees.
-		Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes,
+		Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, DisableLocalhostProtection: true,
 	})
 	return h, nil
 }
@@ -78,6 +80,11 @@ func (h *Handler) getServer(r *http.Request) *mcpsdk.Server {
 
 // ServeHTTP serves the MCP endpoint.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hosts.allows(r) {
+		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden,
+			"Host is not allowed on a loopback address (DNS-rebinding protection): list the name in the mcp block's allowed_hosts"), nil)
+		return
+	}
 	if !h.origins.allows(r) {
 		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden, "origin is not allowed"), nil)
 		return

@@ -1,0 +1,78 @@
+package mcp
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// hostPolicy is the MCP transport's DNS-rebinding rule for a gate reached
+// on a loopback address (the SDK's localhost protection): the request must
+// name a loopback Host, because a page that rebinds its own name to
+// 127.0.0.1 still sends that name. The operator may add names (Config
+// AllowedHosts): a TLS terminator or balancer on the same machine reaches
+// the gate over 127.0.0.1 and passes on the public name, which an attacker
+// cannot make a victim's browser resolve to the victim's loopback.
+//
+// The gate checks it itself, before authentication, so a refusal is the
+// protocol's error envelope rather than the SDK's plain text, and the SDK's
+// own check is off (it would refuse the allowed names).
+type hostPolicy map[string]struct{}
+
+func newHostPolicy(names []string) hostPolicy {
+	p := hostPolicy{}
+	for _, n := range names {
+		p[strings.ToLower(n)] = struct{}{}
+	}
+	return p
+}
+
+// allows reports whether r may be served.
+func (p hostPolicy) allows(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil || !localIsLoopback(local) {
+		return true
+	}
+	host := hostName(r.Host)
+	if isLoopbackName(host) {
+		return true
+	}
+	_, listed := p[strings.ToLower(host)]
+	return listed
+}
+
+// localIsLoopback reads the listener's address without formatting it on
+// every request.
+func localIsLoopback(local net.Addr) bool {
+	if tcp, ok := local.(*net.TCPAddr); ok {
+		return tcp.IP.IsLoopback()
+	}
+	return isLoopbackName(hostName(local.String()))
+}
+
+// hostName is the host of a host[:port], brackets removed.
+func hostName(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return strings.Trim(addr, "[]")
+}
+
+func isLoopbackName(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// checkAllowedHost rejects what could never match a Host header's name: a
+// port, a scheme, a path, a wildcard.
+func checkAllowedHost(s string) error {
+	if s == "" || strings.ContainsAny(s, ":/@*?# \t") {
+		return fmt.Errorf("mcp allowed host %q must be a host name without scheme, port or wildcard (e.g. wiki.example.com)", s)
+	}
+	return nil
+}
