@@ -9,7 +9,7 @@
 #
 # Environment (all optional): BENCH_DURATION (per load run, default 10s),
 # BENCH_WARMUP (per target, default 2s), BENCH_REPEATS (each load run is
-# repeated this many times, the targets in a rotated order each time, and
+# repeated this many times, the targets in mirrored orders in turn, and
 # the medians reported; default 5), BENCH_MICRO (1 = also run the Go
 # micro-benchmarks, default 1), BENCH_BENCHTIME (go test -benchtime,
 # default 1s), BENCH_PROFILE (1 = after the load runs, profile a B run at
@@ -224,16 +224,19 @@ run_target() { # run_target NAME CONNS: warm up, then one measured repeat
 # even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {m = int((NR + 1) / 2); printf "%s", (NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2)}'; }
 
-# Each repeat runs every target, in an order rotated by one per repeat, so
-# that a slow minute on this shared machine falls on different targets in
-# different repeats; the report takes each metric's median over repeats
-# and lists the per-repeat ratios.
-TARGETS=(A B C M)
+# Each repeat runs every target: odd repeats in the order A B M C, even
+# ones mirrored (C M B A). The two targets of each difference the budget
+# reads (B − A, M − B) then always run next to each other, one run apart,
+# and each runs first in half the repeats, so a drift of this shared
+# machine's speed within a repeat leans one way in odd repeats and the
+# other way in even ones instead of always the same way; the report takes
+# each metric's median over repeats and lists the per-repeat ratios.
+TARGETS=(A B M C)
 ORDERS=()
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((REP = 1; REP <= REPEATS; REP++)); do
-	shift_by=$(((REP - 1) % ${#TARGETS[@]}))
-	order=("${TARGETS[@]:shift_by}" "${TARGETS[@]:0:shift_by}")
+	order=("${TARGETS[@]}")
+	if ((REP % 2 == 0)); then order=(C M B A); fi
 	ORDERS+=("${order[*]}")
 	for conns in 1 32; do
 		for target in "${order[@]}"; do run_target "$target" "$conns"; done
@@ -241,8 +244,8 @@ for ((REP = 1; REP <= REPEATS; REP++)); do
 done
 REP=$REPEATS
 # The CPU a target adds over another (B over A, M over B) is the median of
-# the differences within each repeat, where the two ran a minute apart at
-# most: this machine's speed drifts between repeats (the same run's CPU per
+# the differences within each repeat, where the two ran next to each
+# other: this machine's speed drifts between repeats (the same run's CPU per
 # call moved by a fifth), and a difference of medians taken from different
 # repeats would carry that drift into the one number the budget reads.
 for pair in B,A M,B; do
@@ -399,7 +402,7 @@ $( ((QUICK)) && printf '\n**A quick run (CI): every run once for %s, micro-bench
 - **Date:** $(date -u '+%Y-%m-%d %H:%M UTC'), commit \`$commit\`$( ((dirty)) && echo " with $dirty uncommitted changes in the tree")
 - **Command:** \`$COMMAND\` (from the repository root)
 - **Machine:** $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), $(go version | cut -d' ' -f3); load average at start $LOAD_START. wrk, the stand-in, the development RAGFlow and Caddy all share these cores (and the machine is shared with other work), so absolute numbers are below a dedicated server's; compare runs of the same file.
-- **Runs:** $DURATION each after a $WARMUP warm-up at 32 connections; wrk 1 thread for 1 connection, 2 threads for 32; loopback only. Every run repeated $REPEATS time(s), the targets in a rotated order each repeat ($(printf '%s; ' "${ORDERS[@]}" | sed 's/; $//')); the tables give each metric's median over the repeats (errors and non-2xx: the total), a CPU difference between two targets is the median of that difference within each repeat, and [per repeat](#per-repeat) lists each repeat's ratios and differences.
+- **Runs:** $DURATION each after a $WARMUP warm-up at 32 connections; wrk 1 thread for 1 connection, 2 threads for 32; loopback only. Every run repeated $REPEATS time(s), the targets in the order A B M C in odd repeats and C M B A in even ones ($(printf '%s; ' "${ORDERS[@]}" | sed 's/; $//')); the tables give each metric's median over the repeats (errors and non-2xx: the total), a CPU difference between two targets is the median of that difference within each repeat, and [per repeat](#per-repeat) lists each repeat's ratios and differences.
 - **Bodies:** the stand-in answers every search with $STANDIN_BYTES bytes ($STANDIN_HITS hits in the page schema); B returns all $STANDIN_HITS hits reshaped; C's answer was $C_BYTES bytes.
 - **Logging:** Caddy's own log at WARN to a file; audit records **on**, one JSON line per call to a hash-chained file (\`output wikigate_audit_file bench/out/audit.log\`, written in batches; $AUDIT_LINES lines this run), the way an operator keeps them. No access logs on either site.
 - **Caches:** defaults: verified-token cache and decision cache on (every B call after the first is a hit in both).
