@@ -12,7 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// post sends one raw request to the endpoint as a client would.
+// post sends one raw request to the endpoint as a client would; hdr's
+// "Host" sets the request's Host.
 func post(t *testing.T, srv *httptest.Server, method string, hdr map[string]string, body string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+"/mcp", strings.NewReader(body))
@@ -22,7 +23,9 @@ func post(t *testing.T, srv *httptest.Server, method string, hdr map[string]stri
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range hdr {
-		if v == "" {
+		if k == "Host" {
+			req.Host = v // net/http sends Request.Host, not a Host entry of Header
+		} else if v == "" {
 			req.Header.Del(k)
 		} else {
 			req.Header.Set(k, v)

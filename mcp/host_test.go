@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -39,7 +38,7 @@ func TestForeignHostOnLoopbackRefused(t *testing.T) {
 		"stateless tools/list": {stateless, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + metaTriple + `}}`},
 		"initialize":           {map[string]string{"Authorization": "Bearer agent:coder", "Host": "wiki.example.com:8443"}, initBody},
 	} {
-		resp, body := postHost(t, srv, c.hdr, c.body)
+		resp, body := post(t, srv, "POST", c.hdr, c.body)
 		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `"code":-32003`) || !strings.Contains(body, "allowed_hosts") {
 			t.Errorf("%s: %d %s, want 403 with the error envelope naming allowed_hosts", name, resp.StatusCode, body)
 		}
@@ -65,7 +64,7 @@ func TestAllowedHostServes(t *testing.T) {
 			t.Errorf("revision %q: search through the allowed name: %v %+v", revision, err, res)
 		}
 	}
-	resp, body := postHost(t, srv, map[string]string{"Authorization": "Bearer agent:coder", "Host": "other.example.com"}, initBody)
+	resp, body := post(t, srv, "POST", map[string]string{"Authorization": "Bearer agent:coder", "Host": "other.example.com"}, initBody)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a name not listed: %d %s", resp.StatusCode, body)
 	}
@@ -80,31 +79,6 @@ func TestAllowedHostValidation(t *testing.T) {
 	if err := (Config{AllowedHosts: []string{"wiki.example.com", "10.0.0.7"}}).WithDefaults().Validate(); err != nil {
 		t.Error(err)
 	}
-}
-
-// postHost is post with Host set to hdr["Host"] (net/http sends
-// Request.Host, not a Host entry of Header).
-func postHost(t *testing.T, srv *httptest.Server, hdr map[string]string, body string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = hdr["Host"]
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range hdr {
-		if k != "Host" {
-			req.Header.Set(k, v)
-		}
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
 }
 
 func dialHost(t *testing.T, srv *httptest.Server, host, revision string) *mcpsdk.ClientSession {
