@@ -34,7 +34,7 @@ type instance struct {
 // pages pages; the data is not loaded yet.
 func (p *Policy) instantiate(ctx context.Context, pages uint32) (*instance, error) {
 	inst := &instance{}
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(p.cache))
+	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig())
 	inst.rt = rt
 	if err := inst.hostModule(ctx); err != nil {
 		inst.close()

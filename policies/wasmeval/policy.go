@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/topdown"
-	"github.com/tetratelabs/wazero"
 )
 
 // ErrUndefined is an evaluation whose entrypoint produced no result.
@@ -19,7 +18,6 @@ var ErrUndefined = errors.New("wasm policy result is undefined")
 // Policy is one compiled policy with its data, ready to evaluate
 // concurrently. It is safe for concurrent use.
 type Policy struct {
-	cache       wazero.CompilationCache
 	wasm        []byte
 	entrypoints map[string]int32
 	builtins    map[int32]topdown.BuiltinFunc
@@ -55,10 +53,12 @@ type Policy struct {
 // module needs a built-in that neither Wasm nor topdown implements.
 func New(ctx context.Context, policy, data []byte) (*Policy, error) {
 	p := &Policy{
-		cache: wazero.NewCompilationCache(),
 		wasm:  bytes.Clone(policy),
 		slots: make(chan struct{}, poolSize()),
 		idle:  make(chan *instance, poolSize()),
+	}
+	if err := keepCompiled(ctx, p.wasm); err != nil {
+		return nil, fmt.Errorf("compile wasm policy: %w", err)
 	}
 	template, err := p.instantiate(ctx, minGluePages)
 	if err != nil {
