@@ -179,7 +179,7 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int, eval
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{query: pq, tool: tool, revision: s.revision(), uncacheable: nondeterministicCall(compiler)}
+	p := &prepared{query: pq, tool: tool, revision: s.revision(), uncacheable: nondeterministicCall(compiler.Modules)}
 	// Fresh parses: the modules compiled above belong to the compiler.
 	switch evaluator {
 	case EvaluatorWasm:
@@ -211,14 +211,14 @@ func checkQueryDefined(compiler *ast.Compiler, query string) error {
 
 // nondeterministicCall names a nondeterministic built-in (time.now_ns,
 // http.send, rand.intn...) the policy calls, or "" when it calls none.
-func nondeterministicCall(compiler *ast.Compiler) string {
+func nondeterministicCall(modules map[string]*ast.Module) string {
 	found := ""
 	visit := func(name string) {
 		if b, ok := ast.BuiltinMap[name]; ok && b.Nondeterministic && found == "" {
 			found = name
 		}
 	}
-	for _, module := range compiler.Modules {
+	for _, module := range modules {
 		ast.WalkExprs(module, func(e *ast.Expr) bool {
 			if e.IsCall() {
 				visit(e.Operator().String())
