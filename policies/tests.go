@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
-	"sync"
 	"testing/fstest"
 	"time"
 
@@ -37,7 +35,7 @@ func (e *TestsFailedError) Error() string {
 // OPA's tester (the one `opa test` uses). A test that errors fails like
 // one that is false; a candidate without tests passes.
 func (c *candidate) test(ctx context.Context) error {
-	if len(c.tests) == 0 || testsPassed.has(c.digest) {
+	if _, passed := testsPassed.get(c.digest); len(c.tests) == 0 || passed {
 		return nil
 	}
 	failed, details, deterministic, err := runTests(ctx, c.files, c.tests)
@@ -48,7 +46,7 @@ func (c *candidate) test(ctx context.Context) error {
 		return &TestsFailedError{Revision: c.revision, Tests: failed, Details: details}
 	}
 	if deterministic {
-		testsPassed.add(c.digest)
+		testsPassed.put(c.digest, struct{}{})
 	}
 	return nil
 }
@@ -61,32 +59,7 @@ func (c *candidate) test(ctx context.Context) error {
 // same results. About 140 ms a load with the shipped tests, 1 s under
 // the race detector. Failures are never remembered: a failing candidate
 // is refused each time it is offered (the poller skips repeats itself).
-var testsPassed = &digestSet{max: 8}
-
-// digestSet is a small set of digests, the oldest let go past max.
-type digestSet struct {
-	mu      sync.Mutex
-	max     int
-	digests []string
-}
-
-func (s *digestSet) has(d string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Contains(s.digests, d)
-}
-
-func (s *digestSet) add(d string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if slices.Contains(s.digests, d) {
-		return
-	}
-	if len(s.digests) == s.max {
-		s.digests = slices.Delete(s.digests, 0, 1)
-	}
-	s.digests = append(s.digests, d)
-}
+var testsPassed = newMemo[struct{}](8)
 
 // runTests loads files and tests together and returns the failing tests,
 // and whether the result would be the same on every run (no module or
