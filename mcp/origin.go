@@ -3,7 +3,6 @@ package mcp
 import (
 	"fmt"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -92,10 +91,5 @@ func sameLoopbackOrigin(o *url.URL, r *http.Request) bool {
 	if o.Scheme != scheme || !strings.EqualFold(o.Host, r.Host) || o.Path != "" || o.User != nil {
 		return false
 	}
-	host := strings.ToLower(o.Hostname())
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
+	return isLoopbackName(o.Hostname())
 }

@@ -55,7 +55,7 @@ func (p *prepared) useWasm(ctx context.Context, modules map[string]*ast.Module, 
 	key := p.revision + "\x00" + query
 	before, checked := crossChecked.get(key)
 	corpus := recent
-	if !checked || p.uncacheable != "" {
+	if !checked { // never true of a non-deterministic policy: it is not remembered
 		before, corpus = 0, corpusOf(documents, recent)
 	}
 	if err := p.crossCheck(ctx, corpus); err != nil {
