@@ -7,6 +7,7 @@ package main
 import (
 	"os"
 
+	"github.com/caddyserver/caddy/v2"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
@@ -22,5 +23,7 @@ func main() {
 		wikigatecmd.PrintVersion(os.Stdout)
 		return
 	}
+	caddy.CustomBinaryName = wikigatecmd.BinaryName
+	caddy.CustomLongDescription = wikigatecmd.LongDescription
 	caddycmd.Main()
 }
