@@ -81,8 +81,7 @@ func (h *Handler) getServer(r *http.Request) *mcpsdk.Server {
 // ServeHTTP serves the MCP endpoint.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.hosts.allows(r) {
-		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden,
-			"Host is not allowed on a loopback address (DNS-rebinding protection): list the name in the mcp block's allowed_hosts"), nil)
+		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden, hostRefused), nil)
 		return
 	}
 	if !h.origins.allows(r) {

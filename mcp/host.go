@@ -21,6 +21,10 @@ import (
 // own check is off (it would refuse the allowed names).
 type hostPolicy map[string]struct{}
 
+// hostRefused is the message of a refused Host, on the endpoint and its
+// metadata documents.
+const hostRefused = "Host is not allowed on a loopback address (DNS-rebinding protection): list the name in the mcp block's allowed_hosts"
+
 func newHostPolicy(names []string) hostPolicy {
 	p := hostPolicy{}
 	for _, n := range names {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -89,4 +90,30 @@ func dialHost(t *testing.T, srv *httptest.Server, host, revision string) *mcpsdk
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// The metadata documents keep the endpoint's Host rule: without a
+// configured resource they name the Host they were asked on, so a foreign
+// name on a loopback gate is refused and an allowed one is named.
+func TestMetadataKeepsHostRule(t *testing.T) {
+	_, srv := server(t, newFakeGate(), Config{AllowedHosts: []string{"wiki.example.com"}})
+	for host, want := range map[string]int{"evil.example.com": 403, "wiki.example.com": 200, "localhost:8080": 200} {
+		req, _ := http.NewRequest("GET", srv.URL+"/.well-known/oauth-protected-resource/mcp", nil)
+		req.Host = host
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d %s, want %d", host, resp.StatusCode, body, want)
+		}
+		if want == 200 && !strings.Contains(string(body), `"resource":"http://`+host+`/mcp"`) {
+			t.Errorf("Host %s: %s", host, body)
+		}
+		if want == 403 && (strings.Contains(string(body), host) || !strings.Contains(string(body), "allowed_hosts")) {
+			t.Errorf("Host %s refused with %q", host, body)
+		}
+	}
 }
