@@ -44,7 +44,7 @@ func (p *prepared) useWasmIfSame(ctx context.Context, modules map[string]*ast.Mo
 // its error refuses the policy: a policy that means something else to the
 // Wasm module must not serve there either.
 func (p *prepared) useWasm(ctx context.Context, modules map[string]*ast.Module, documents map[string]any, query string, recent []Input) error {
-	w, err := compileWasm(ctx, modules, documents, query, p.tool != nil)
+	w, err := compileWasm(ctx, p.rego, modules, documents, query, p.tool != nil)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ type prepared struct {
 	crossChecked  int
 	topdownReason string
 	revision      string
+	rego          string // digest of the Rego modules alone: all the Wasm compile reads
 	key           string // candidate.key: is a new candidate this same policy?
 	cache         *decisionCache
 	// uncacheable names the nondeterministic built-in that turned the
@@ -131,6 +132,18 @@ func (s snapshot) revision() string {
 	return hashOf(entries)[:12]
 }
 
+// regoDigest hashes the Rego modules alone (the data left out): a data-only
+// edit, such as a new agent, compiles to the same Wasm module.
+func (s snapshot) regoDigest() string {
+	entries := map[string][]byte{}
+	for name, f := range s {
+		if filepath.Ext(name) == ".rego" {
+			entries[name] = f.Data
+		}
+	}
+	return hashOf(entries)
+}
+
 func (s snapshot) hasModules() bool {
 	for name := range s {
 		if filepath.Ext(name) == ".rego" {
@@ -179,7 +192,7 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int, eval
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{query: pq, tool: tool, revision: s.revision(), uncacheable: nondeterministicCall(compiler.Modules)}
+	p := &prepared{query: pq, tool: tool, revision: s.revision(), rego: s.regoDigest(), uncacheable: nondeterministicCall(compiler.Modules)}
 	// Fresh parses: the modules compiled above belong to the compiler.
 	switch evaluator {
 	case EvaluatorWasm:

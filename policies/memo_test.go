@@ -105,3 +105,50 @@ decision := {"allow": false, "code": "forbidden_scope", "reason": concat(" ", [s
 		}
 	}
 }
+
+// The Wasm module compiled for a Rego is reused for a load of the same Rego
+// with other data (the data is loaded into each instance, never compiled
+// in), and that load decides with its own data; other Rego compiles anew.
+func TestWasmModuleRememberedForTheSameRego(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("p.rego", "package wikigate\n\ndecision := {\"allow\": false, \"code\": \"forbidden_scope\", \"reason\": data.reason}\n")
+	decide := func() (Decision, *prepared) {
+		t.Helper()
+		e, err := New(t.Context(), Options{Dir: dir, Evaluator: EvaluatorWasm, SkipTests: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := e.Decide(t.Context(), Input{Tool: "search"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, e.current.Load()
+	}
+	module := func(p *prepared) []byte {
+		m, ok := wasmCompiled.get(p.rego + "\x00" + DefaultQuery)
+		if !ok {
+			t.Fatalf("no module remembered for %s", p.rego)
+		}
+		return m
+	}
+	write("data.json", `{"reason": "first data"}`)
+	before, first := decide()
+	write("data.json", `{"reason": "second data"}`)
+	after, second := decide()
+	if before.Reason != "first data" || after.Reason != "second data" {
+		t.Errorf("reasons %q then %q, want each load's data", before.Reason, after.Reason)
+	}
+	if first.rego != second.rego || &module(first)[0] != &module(second)[0] {
+		t.Error("a data-only edit compiled the Rego to Wasm again")
+	}
+	write("p.rego", "package wikigate\n\ndecision := {\"allow\": false, \"code\": \"forbidden_tool\", \"reason\": data.reason}\n")
+	if d, third := decide(); d.Code != "forbidden_tool" || third.rego == first.rego {
+		t.Errorf("edited Rego: code %q, digest unchanged %v", d.Code, third.rego == first.rego)
+	}
+}
