@@ -483,9 +483,11 @@ JSON-RPC handling and the tool result. Where that CPU goes (the profile) is in
 | line | goal | measured | |
 |---|---|---|---|
 | B req/s at 32 connections | ≥ 0.85 × A | $ratio32 × A | $(verdict "$(awk -v r="$ratio32" 'BEGIN {print (r >= 0.85)}')") |
-| Caddy CPU the gate adds over A | ≤ 20 µs/req | $cpu1 (1 conn), $cpu32 (32 conns) | $(verdict "$(awk -v a="$cpu1" -v b="$cpu32" 'BEGIN {print (a <= 20 && b <= 20)}')") |
+| Caddy CPU the gate adds over A, 32 connections (the run B / A is read from) | ≤ 20 µs/req | $cpu32 | $(verdict "$(awk -v b="$cpu32" 'BEGIN {print (b <= 20)}')") |
+| the same at 1 connection ([why it differs](README.md#one-connection-against-32)) | ≤ 20 µs/req | $cpu1 | $(verdict "$(awk -v a="$cpu1" 'BEGIN {print (a <= 20)}')") |
 | p50 the gate adds at 1 connection | ≤ 50 µs | $p50d µs | $(verdict "$((p50d <= 50))") |
-| Caddy CPU MCP adds over the HTTP route (M − B) | ≤ 25 µs/req | $mcpu1 (1 conn), $mcpu32 (32 conns) | $(verdict "$(awk -v a="$mcpu1" -v b="$mcpu32" 'BEGIN {print (a <= 25 && b <= 25)}')") |
+| Caddy CPU MCP adds over the HTTP route (M − B), 32 connections | ≤ 25 µs/req | $mcpu32 | $(verdict "$(awk -v b="$mcpu32" 'BEGIN {print (b <= 25)}')") |
+| the same at 1 connection ([why it differs](README.md#one-connection-against-32)) | ≤ 25 µs/req | $mcpu1 | $(verdict "$(awk -v a="$mcpu1" 'BEGIN {print (a <= 25)}')") |
 | Caddy CPU per ask (C: the gate's own process; the development RAGFlow runs in its own), 32 connections | ≤ 400 µs/req | ${R[C,32,cpu]} (1 conn: ${R[C,1,cpu]}) | $(verdict "$(awk -v c="${R[C,32,cpu]}" 'BEGIN {print (c <= 400)}')") |
 | errors and non-2xx, every load run | 0 | $( ((${#FAILED[@]})) && echo "${#FAILED[@]} failing runs" || echo "0 in all runs") | $(verdict "$(( ${#FAILED[@]} == 0 ))") |
 MD
