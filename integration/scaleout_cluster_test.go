@@ -57,8 +57,30 @@ func startCluster(t *testing.T, rds *testservers.Redis, pg *testservers.Postgres
 		c.procs = append(c.procs, p)
 		c.gates = append(c.gates, clientOf(t, p.url))
 	}
-	waitReady(t, c.lb.url+"/healthz")
+	c.waitBalancedOverAll(t)
 	return c
+}
+
+// waitBalancedOverAll waits until the balancer sends calls to every gate:
+// round robin skips a gate that was still starting (refused connection)
+// or that a health probe marked down before it came up, and the tests
+// that follow count which gate served each call.
+func (c *cluster) waitBalancedOverAll(t *testing.T) {
+	t.Helper()
+	seen := map[string]bool{}
+	for deadline := time.Now().Add(30 * time.Second); len(seen) < len(c.procs); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30s the balancer has sent /healthz only to %v of %d gates", seen, len(c.procs))
+		}
+		resp, err := http.Get(c.lb.url + "/healthz")
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		if by := resp.Header.Get(servedBy); by != "" && resp.StatusCode == http.StatusOK {
+			seen[by] = true
+		}
+	}
 }
 
 func clientOf(t *testing.T, base string) *gate {
