@@ -240,14 +240,20 @@ func maskedInput(in *Input, mask []string) (json.RawMessage, []string) {
 	return out, erased
 }
 
-// eraseInputPath removes an OPA mask path ("/input/a/b") from doc.
+// eraseInputPath removes an OPA mask path ("/input/a/b") from doc. A null
+// is left as it is and not reported: it hides nothing, and an event that
+// names no erased path can be replayed (an agent's roles are null, so
+// `mask /input/caller/roles` leaves every agent's decisions replayable).
 func eraseInputPath(doc map[string]any, path string) bool {
 	parts := strings.Split(strings.TrimPrefix(path, "/input/"), "/")
 	for i, p := range parts {
 		if i == len(parts)-1 {
-			_, ok := doc[p]
+			v, ok := doc[p]
+			if !ok || v == nil {
+				return false
+			}
 			delete(doc, p)
-			return ok
+			return true
 		}
 		next, ok := doc[p].(map[string]any)
 		if !ok {

@@ -72,6 +72,11 @@ func TestDecisionLogEvents(t *testing.T) {
 	if r, _ := json.Marshal(t2["result"]); t2["path"] != policies.PathToolDecision || !strings.Contains(string(r), `"code":"forbidden_tool"`) {
 		t.Errorf("tool gate event: %v", t2)
 	}
+	// The agent's roles are null: nothing to hide, so nothing is erased
+	// and the event stays replayable.
+	if input, _ := json.Marshal(t2["input"]); t2["erased"] != nil || !strings.Contains(string(input), `"roles":null`) {
+		t.Errorf("an agent's event: erased %v, input %s", t2["erased"], input)
+	}
 }
 
 // TestDecisionLogDropsWhenFull: a full buffer drops events and counts them

@@ -2,6 +2,7 @@ package policyreplay
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/wikigate/wikigate/policies"
 )
@@ -82,6 +83,7 @@ func flipKind(before, after outcome) (kind string, added, removed []string) {
 		return "", nil, nil
 	}
 	added, removed = diff(after.grants, before.grants), diff(before.grants, after.grants)
+	added = slices.DeleteFunc(added, func(g string) bool { return withinPathGrant(g, before.grants) })
 	switch {
 	case len(added) > 0:
 		return Widened, added, removed
@@ -89,6 +91,22 @@ func flipKind(before, after outcome) (kind string, added, removed []string) {
 		return Narrowed, nil, removed
 	}
 	return "", nil, nil
+}
+
+// withinPathGrant reports whether g is a path grant inside one of grants
+// ("path:a/b/c" inside "path:a/b", "path:p:a/b/c" inside "path:p:a/b"): a
+// path grant covers the pages under it, so moving a grant down the tree
+// narrows it and must not read as a widening.
+func withinPathGrant(g string, grants []string) bool {
+	if !strings.HasPrefix(g, "path:") {
+		return false
+	}
+	for _, b := range grants {
+		if strings.HasPrefix(b, "path:") && strings.HasPrefix(g, b+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // diff lists the elements of a not in b (both sorted).

@@ -16,6 +16,15 @@ func allowed(projects []string, datasets ...string) *policies.WireDecision {
 	return w
 }
 
+// withPaths is an allow of project a with these scope paths, the same
+// paths granted in the project's own path list too.
+func withPaths(paths ...string) *policies.WireDecision {
+	w := allowed([]string{"a"}, "d1")
+	w.Scope.Paths = paths
+	w.ProjectPaths = map[string][]string{"a": paths}
+	return w
+}
+
 func TestFlipKinds(t *testing.T) {
 	denied := &policies.WireDecision{Code: "forbidden_tool"}
 	cases := []struct {
@@ -29,6 +38,9 @@ func TestFlipKinds(t *testing.T) {
 		{"deny to allow", denied, allowed([]string{"a"}, "d1"), DenyToAllow, nil},
 		{"another dataset", allowed([]string{"a"}, "d1"), allowed([]string{"a"}, "d1", "d2"), Widened, []string{"dataset:d2"}},
 		{"fewer projects", allowed([]string{"a", "b"}, "d1"), allowed([]string{"a"}, "d1"), Narrowed, nil},
+		{"a path moved down the tree", withPaths("publish/a"), withPaths("publish/a/sub"), Narrowed, nil},
+		{"a path moved up the tree", withPaths("publish/a/sub"), withPaths("publish/a"), Widened, []string{"path:a:publish/a", "path:publish/a"}},
+		{"a sibling path", withPaths("publish/a"), withPaths("publish/ab"), Widened, []string{"path:a:publish/ab", "path:publish/ab"}},
 		{"other deny code", denied, &policies.WireDecision{Code: "forbidden_scope"}, CodeChanged, nil},
 		{"engine error", allowed([]string{"a"}, "d1"), nil, AllowToDeny, nil},
 	}

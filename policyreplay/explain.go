@@ -102,6 +102,10 @@ func explainOne(ctx context.Context, out io.Writer, e *policies.Engine, o Explai
 	}
 	d, derr := decide(ctx, in)
 	fmt.Fprintf(out, "%s (%s) for %s:%s %s, policy %s revision %s\n", ev.Path, query, in.Caller.Type, in.Caller.ID, in.Endpoint, o.Policy, d.Revision)
+	if len(ev.Erased) > 0 {
+		fmt.Fprintf(out, "  warning: the log erased %s from this input (decision_log mask): what follows is the decision on the masked input, not necessarily the one recorded\n",
+			strings.Join(ev.Erased, ", "))
+	}
 	printDecision(out, d, derr)
 	trace, err := traceOf(ctx, o.Policy, query, ev.Input)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,7 +34,12 @@ type Flip struct {
 // Report is what a replay found.
 type Report struct {
 	Events, Skipped int
-	Flips           []Flip
+	// Masked counts the decision events not replayed because the log
+	// erased part of their input (decision_log mask); MaskedPaths are the
+	// paths erased.
+	Masked      int
+	MaskedPaths []string
+	Flips       []Flip
 }
 
 // Failed says whether any flip fails the replay.
@@ -88,19 +94,40 @@ func Replay(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep := &Report{Events: len(events), Skipped: skipped}
+	rep := &Report{Skipped: skipped}
 	for i := range events {
+		if len(events[i].Erased) > 0 {
+			rep.masked(&events[i])
+			continue
+		}
+		rep.Events++
 		if err := rep.replayOne(ctx, &events[i], cand, base); err != nil {
 			return nil, err
 		}
 	}
+	if rep.Events == 0 {
+		return nil, fmt.Errorf("%s: every decision event had part of its input erased (%s): a masked input is not what the policy saw, so none can be replayed; replay a log written without that mask", o.Log, strings.Join(rep.MaskedPaths, ", "))
+	}
 	return rep, nil
 }
 
+// masked counts an event whose input the log masked: replayed, it would
+// be judged on an input the policy never saw (a role erased reads as no
+// role) and report flips that are not there.
+func (r *Report) masked(ev *Recorded) {
+	r.Masked++
+	for _, p := range ev.Erased {
+		if !slices.Contains(r.MaskedPaths, p) {
+			r.MaskedPaths = append(r.MaskedPaths, p)
+		}
+	}
+}
+
 // openPolicy loads a policy folder as the gate does, without running its
-// tests: a candidate whose tests fail is still worth judging.
+// tests (a candidate whose tests fail is still worth judging), on topdown:
+// the Rego's own meaning, which Wasm serves only where it agrees.
 func openPolicy(ctx context.Context, dir string) (*policies.Engine, error) {
-	e, err := policies.New(ctx, policies.Options{Dir: dir, CacheSize: -1, SkipTests: true})
+	e, err := policies.New(ctx, policies.Options{Dir: dir, CacheSize: -1, SkipTests: true, Evaluator: policies.EvaluatorTopdown})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", dir, err)
 	}
@@ -147,6 +174,10 @@ func (r *Report) Print(out io.Writer, o Options) {
 		against = o.Baseline
 	}
 	fmt.Fprintf(out, "replayed %d decisions from %s against %s (baseline: %s)\n", r.Events, o.Log, o.Candidate, against)
+	if r.Masked > 0 {
+		fmt.Fprintf(out, "not replayed: %d decisions whose input the log masked (erased %s); the policy saw what the log does not hold\n",
+			r.Masked, strings.Join(r.MaskedPaths, ", "))
+	}
 	groups := map[groupKey][]Flip{}
 	for _, f := range r.Flips {
 		k := groupKey{f.Kind, f.Caller, f.Tool}
