@@ -33,7 +33,17 @@ const crossCheckRecent = 256
 
 // useWasmIfSame (EvaluatorAuto) is useWasm, except that a policy that
 // fails it is kept on topdown, with p.topdownReason saying why.
+//
+// A policy that calls a non-deterministic built-in (http.send, time.now_ns,
+// rand.intn...) stays on topdown: its answers may change between two
+// evaluations of one input, so agreeing on the corpus vouches for nothing,
+// and such built-ins (http.send's caches and network) are topdown's to
+// run. EvaluatorWasm still serves it on Wasm when the check passes.
 func (p *prepared) useWasmIfSame(ctx context.Context, modules map[string]*ast.Module, documents map[string]any, query string, recent []Input) {
+	if p.uncacheable != "" {
+		p.topdownReason = "the policy calls " + p.uncacheable + ", a non-deterministic built-in: the cross-check cannot vouch for it on wasm"
+		return
+	}
 	if err := p.useWasm(ctx, modules, documents, query, recent); err != nil {
 		p.topdownReason = err.Error()
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/tetratelabs/wazero"
@@ -113,13 +114,23 @@ func (inst *instance) callError(name string, err error) error {
 	return &callFailure{fmt.Errorf("wasm policy %s: %w", name, err)}
 }
 
+// firstLine is s up to its first line break: wazero appends the Wasm call
+// stack (and, for a recovered Go panic, the Go stack) to a trap's message,
+// which must not reach a log line or a decision-log event.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
 // callFailure is an error from inside the module: it stopped mid-way, so
 // its heap and globals may be inconsistent and the instance is not reused.
 // Everything else (an undefined result, a result set of another shape) is
 // read after a completed call and leaves the instance as good as new.
 type callFailure struct{ err error }
 
-func (f *callFailure) Error() string { return f.err.Error() }
+func (f *callFailure) Error() string { return firstLine(f.err.Error()) }
 func (f *callFailure) Unwrap() error { return f.err }
 
 // Failed reports whether err is a call that stopped inside the module (an

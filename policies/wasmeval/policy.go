@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
@@ -126,6 +127,22 @@ func (p *Policy) loadData(ctx context.Context, inst *instance, data []byte) erro
 
 const pageSize = 65536
 
+// recovering is f, with a panic inside it (a built-in that needs
+// evaluation state the Wasm host does not hold, such as http.send's
+// caches) turned into a halting error naming it: unrecovered, the panic
+// would cross into wazero, which puts the Go stack into its error, and so
+// into the logs and the decision log.
+func recovering(name string, f topdown.BuiltinFunc) topdown.BuiltinFunc {
+	return func(bctx topdown.BuiltinContext, operands []*ast.Term, iter func(*ast.Term) error) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = topdown.Halt{Err: fmt.Errorf("built-in %s failed in the wasm evaluator: %v", name, r)}
+			}
+		}()
+		return f(bctx, operands, iter)
+	}
+}
+
 // readTables reads the module's entrypoint ids and the built-ins it needs
 // from the host, each of which must have a topdown implementation.
 func (p *Policy) readTables(ctx context.Context, inst *instance) error {
@@ -144,7 +161,7 @@ func (p *Policy) readTables(ctx context.Context, inst *instance) error {
 		if f == nil {
 			return fmt.Errorf("wasm policy needs built-in %s, which has no host implementation", name)
 		}
-		p.builtins[id] = f
+		p.builtins[id] = recovering(name, f)
 		p.builtinName[id] = name
 	}
 	return nil
