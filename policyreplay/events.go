@@ -55,6 +55,9 @@ func isGatePath(p string) bool {
 func (ev *Recorded) input() (policies.Input, error) {
 	var in policies.Input
 	if err := json.Unmarshal(ev.Input, &in); err != nil {
+		if ev.Line == 0 { // --input: a file of its own, not a log line
+			return in, fmt.Errorf("input: %w", err)
+		}
 		return in, fmt.Errorf("line %d: input: %w", ev.Line, err)
 	}
 	return in, nil
