@@ -187,3 +187,27 @@ test("a result that turns the answer into a no-answer replaces the text already 
     await page.setRequestInterception(false);
   }
 });
+
+// References are what the gate numbers as one (README "Numbering"): code
+// such as items[1], a link's [2](x) and [n] inside a fenced block stay text.
+// Citation links keep docs-base's path (a docs site served under /docs/).
+test("references follow the gate's rule; links keep docs-base's path", async () => {
+  const refs = await page.$eval("wikigate-ask", (w) =>
+    w.answerNodes("Set items[1] first [1].\n```\nx = y[2] [2]\n```\nSee [2](x) and [2].", 2)
+      .filter((n) => n.nodeName === "A").map((n) => `${n.textContent} ${n.getAttribute("href")}`));
+  assert.equal(refs.length, 2, JSON.stringify(refs));
+  assert.match(refs[0], /^\[1\] #wg-t\d+-c1$/);
+  assert.match(refs[1], /^\[2\] #wg-t\d+-c2$/);
+  const links = await page.$eval("wikigate-ask", (w) => {
+    const before = w.getAttribute("docs-base");
+    const out = [];
+    for (const base of ["https://docs.example/docs/", "https://docs.example"]) {
+      w.setAttribute("docs-base", base);
+      out.push(w.link({ url: "/system/a", anchor: "b" }), w.link({ url: "https://other.example/p" }));
+    }
+    if (before === null) w.removeAttribute("docs-base"); else w.setAttribute("docs-base", before);
+    return out;
+  });
+  assert.deepEqual(links, ["https://docs.example/docs/system/a#b", "https://other.example/p",
+    "https://docs.example/system/a#b", "https://other.example/p"]);
+});

@@ -3,7 +3,8 @@
 //   gate       the gate's base URL (default: this page's origin)
 //   page       the docs page URL the reader is on (scopes answers like
 //              /answer/ask's `page`; default: none, the public default)
-//   docs-base  base URL for citation links (default: this page's origin)
+//   docs-base  base URL for citation links, its path kept (https://x.com/docs/
+//              makes /a/b https://x.com/docs/a/b; default: this page's origin)
 // Server text is only ever set with textContent: answers and titles come
 // from the wiki, and the page must not run what a wiki page contains.
 
@@ -35,6 +36,34 @@ function el(tag, attrs = {}, text) {
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   if (text !== undefined) e.textContent = text;
   return e;
+}
+
+// fencedRanges lists the [start, end) offsets of text's fenced code blocks
+// (a line of ``` or ~~~ after at most 3 spaces opens one, the next such
+// line of the same fence closes it, or the text's end): "[n]" in them is
+// code, as the gate reads it.
+function fencedRanges(text) {
+  const ranges = [];
+  let open = null;
+  for (const m of text.matchAll(/^ {0,3}(```|~~~).*$/gm)) {
+    if (open === null) open = m;
+    else if (m[1] === open[1]) {
+      ranges.push([open.index, m.index + m[0].length]);
+      open = null;
+    }
+  }
+  if (open !== null) ranges.push([open.index, text.length]);
+  return ranges;
+}
+
+// docsURL is where a citation's url points: an absolute url as it is, a
+// site path under docs-base's own path (a docs site served under /docs/
+// keeps it), resolved by the caller against this page's origin otherwise.
+function docsURL(url, base) {
+  if (!base || /^[a-z][a-z0-9+.-]*:/i.test(url)) return url;
+  const b = new URL(base, location.origin);
+  const rel = url.startsWith("/") ? url.slice(1) : url;
+  return new URL(rel, b.href.endsWith("/") ? b.href : b.href + "/").href;
 }
 
 // randomKey is an idempotencyKey: anonymous readers share one caller at the
@@ -177,8 +206,7 @@ class WikigateAsk extends HTMLElement {
   // link is where a citation or hit points: the page URL plus its anchor,
   // resolved against docs-base (relative URLs are the docs site's paths).
   link(c) {
-    const base = this.getAttribute("docs-base") || location.origin;
-    const u = new URL(c.url || "/", base);
+    const u = new URL(docsURL(c.url || "/", this.getAttribute("docs-base")), location.origin);
     if (c.anchor) u.hash = c.anchor;
     return u.href;
   }
@@ -273,13 +301,16 @@ class WikigateAsk extends HTMLElement {
   }
 
   // answerNodes renders "[n]" references as links to citation n; the rest
-  // stays text.
+  // stays text. A reference is what the gate numbers as one (README
+  // "Numbering"): "[n]" not glued to a word before it ("items[1]" is code)
+  // nor to a "(" after it ("[1](x)" is a link), outside fenced code blocks.
   answerNodes(text, count) {
     const nodes = [];
+    const code = fencedRanges(text);
     let last = 0;
-    for (const m of text.matchAll(/\[(\d+)\]/g)) {
+    for (const m of text.matchAll(/(?<![\p{L}\p{N}_])\[(\d+)\](?!\()/gu)) {
       const n = Number(m[1]);
-      if (n < 1 || n > count) continue;
+      if (n < 1 || n > count || code.some(([a, b]) => m.index >= a && m.index < b)) continue;
       nodes.push(document.createTextNode(text.slice(last, m.index)));
       const ref = el("a", { href: this.turnCiteId(n, true), class: "ref", "aria-label": `citation ${n}` }, `[${n}]`);
       nodes.push(ref);
