@@ -78,6 +78,7 @@ func (g *Gateway) httpCall(r *http.Request, reqID, pathID string, rt route, rec 
 	}
 	p, err := g.authenticate(r, rt)
 	if err != nil {
+		noteRefusedKey(rec, err)
 		return nil, refusedBeforeBody{err}
 	}
 	in := callIn{reqID: reqID, pathID: pathID, rt: rt, rec: rec, r: r}
@@ -193,6 +194,17 @@ func (g *Gateway) admit(ctx context.Context, in callIn, p identity.Principal, bo
 type refusedBeforeBody struct{ error }
 
 func (e refusedBeforeBody) Unwrap() error { return e.error }
+
+// noteRefusedKey names, in the audit record of a call refused for a
+// revoked or expired API key, the key's public prefix and its agent: the
+// caller held the real key, and the security team needs to see who still
+// uses a key it revoked. Never the key itself.
+func noteRefusedKey(rec *audit.Record, err error) {
+	var kr *identity.KeyRefused
+	if errors.As(err, &kr) {
+		rec.CallerType, rec.CallerID, rec.Credential, rec.KeyID = identity.TypeAgent, kr.Agent, identity.CredentialAPIKey, kr.KeyID
+	}
+}
 
 func (g *Gateway) authenticate(r *http.Request, rt route) (identity.Principal, error) {
 	if rt.answer {

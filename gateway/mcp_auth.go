@@ -22,6 +22,7 @@ func (m *MCPGate) Authenticate(r *http.Request) (mcp.Caller, error) {
 	c, err := m.authenticate(r)
 	if err != nil {
 		rec := m.record(r)
+		noteRefusedKey(rec, err)
 		rec.Fail(protocol.AsError(err))
 		m.g.finish(rec)
 	}

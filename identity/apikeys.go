@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // API key format: wgk_<8-char prefix>_<43 url-safe random chars>. The prefix
@@ -184,6 +186,18 @@ func (s *KeyStore) List() []KeyRecord {
 	return out
 }
 
+// KeyRefused is the refusal of a real key that is revoked or expired: the
+// caller proved it holds the key, so the audit record may name the key's
+// public prefix and agent, which is how the security team finds who still
+// uses a key it revoked. It unwraps to the protocol error the caller gets.
+type KeyRefused struct {
+	Err          *protocol.Error
+	KeyID, Agent string
+}
+
+func (e *KeyRefused) Error() string { return e.Err.Error() }
+func (e *KeyRefused) Unwrap() error { return e.Err }
+
 // Lookup checks a plaintext key. Errors are protocol unauthorized errors:
 // invalid, expired or revoked. Expired and revoked are only told to callers
 // holding the real key.
@@ -211,9 +225,9 @@ func (s *KeyStore) lookupAt(plaintext string, now time.Time) (KeyRecord, error) 
 	case !found || subtle.ConstantTimeCompare([]byte(hashAPIKey(plaintext)), []byte(rec.Hash)) != 1:
 		return KeyRecord{}, unauthorized(msgAPIKeyInvalid)
 	case rec.Revoked:
-		return KeyRecord{}, unauthorized(msgAPIKeyRevoked)
+		return KeyRecord{}, &KeyRefused{Err: unauthorized(msgAPIKeyRevoked), KeyID: rec.Prefix, Agent: rec.Agent}
 	case rec.expired(now):
-		return KeyRecord{}, unauthorized(msgAPIKeyExpired)
+		return KeyRecord{}, &KeyRefused{Err: unauthorized(msgAPIKeyExpired), KeyID: rec.Prefix, Agent: rec.Agent}
 	}
 	s.usage.used(rec.Prefix, now)
 	return rec, nil

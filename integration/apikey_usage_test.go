@@ -66,6 +66,36 @@ func TestAPIKeyIDAndLastUsed(t *testing.T) {
 	if after, _ := os.ReadFile(g.keysFile); !bytes.Equal(after, keyFile) {
 		t.Error("using a key rewrote the key file")
 	}
+	refusedKeyAudited(t, g, cli, key, rec.Prefix, auditFile)
+}
+
+// refusedKeyAudited: once revoked, the key is refused, and the refusal's
+// audit record names the key's prefix and agent (the caller held the real
+// key: the security team sees who still uses it); a made-up key with the
+// same prefix names nothing.
+func refusedKeyAudited(t *testing.T, g *gate, cli *identity.KeyStore, key, prefix, auditFile string) {
+	t.Helper()
+	if err := cli.Revoke(prefix); err != nil {
+		t.Fatal(err)
+	}
+	var r response
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if r = g.post("/agent/tools/search", map[string]string{identity.HeaderAPIKey: key}, `{"question":"agent memory"}`); r.Status == 401 {
+			break
+		}
+	}
+	if r.Status != 401 || !strings.Contains(string(r.Body), "api key revoked") {
+		t.Fatalf("the revoked key: %d %s", r.Status, r.Body)
+	}
+	record := auditRecord(t, auditFile, r.Header.Get("X-Request-Id"))
+	if record["key_id"] != prefix || record["caller_id"] != "kunora-coding-agent" || record["result"] == "ok" {
+		t.Errorf("the revoked key's refusal is audited as %v", record)
+	}
+	forged := key[:len(key)-4] + "AAAA"
+	r = g.post("/agent/tools/search", map[string]string{identity.HeaderAPIKey: forged}, `{"question":"agent memory"}`)
+	if record := auditRecord(t, auditFile, r.Header.Get("X-Request-Id")); r.Status != 401 || record["key_id"] != nil {
+		t.Errorf("a forged key with the prefix: %d, audited as %v", r.Status, record)
+	}
 }
 
 // lastUsed is what `wikigate key list` shows for prefix, read afresh.
