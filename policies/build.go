@@ -2,6 +2,7 @@ package policies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -59,15 +60,19 @@ func BuildBundle(ctx context.Context, dir string, w io.Writer, opts BuildOptions
 // will decide the policy in dir with Wasm: it compiles it to Wasm and runs
 // the load's cross-check (without the recent calls a reload adds). It
 // returns how many calls decided alike, or why gates would decide the
-// policy with topdown (and refuse it under EvaluatorWasm).
+// policy with topdown: it failed the check (EvaluatorWasm refuses it) or
+// calls a non-deterministic built-in.
 func CheckWasm(ctx context.Context, dir string) (int, error) {
 	c, err := dirCandidate(dir)
 	if err != nil {
 		return 0, err
 	}
-	p, err := c.files.compile(ctx, DefaultQuery, -1, EvaluatorWasm, nil)
+	p, err := c.files.compile(ctx, DefaultQuery, -1, EvaluatorAuto, nil)
 	if err != nil {
 		return 0, err
+	}
+	if p.wasm == nil {
+		return 0, errors.New(p.topdownReason)
 	}
 	p.wasm.close()
 	return p.crossChecked, nil

@@ -3,6 +3,9 @@ package wikigatecmd
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -57,7 +60,7 @@ func policyBuildCommand() *cobra.Command {
 	fl.StringVarP(&f.out, "output", "o", "bundle.tar.gz", "bundle file to write")
 	fl.StringVar(&f.revision, "revision", "", "manifest revision (default: the folder's hash, as the gate shows it)")
 	fl.StringVar(&f.key, "signing-key", "", "sign with this PEM private key file (RS256/ES256) or, for HS256, env:NAME holding the secret")
-	fl.StringVar(&f.alg, "signing-alg", "RS256", "signing algorithm (RS256, ES256, HS256...)")
+	fl.StringVar(&f.alg, "signing-alg", "", "signing algorithm (RS256, ES256, HS256...; default: ES256/ES384/ES512 for an EC key by its curve, else RS256)")
 	fl.StringVar(&f.keyID, "key-id", "", "kid named in the signature")
 	fl.BoolVar(&f.skipTests, "skip-tests", false, "build even when the policy's tests fail")
 	return c
@@ -82,6 +85,9 @@ func (f *buildFlags) run(ctx context.Context) error {
 	key, err := signingKey(f.key)
 	if err != nil {
 		return err
+	}
+	if f.alg == "" {
+		f.alg = algorithmOf(key)
 	}
 	var buf bytes.Buffer
 	rev, err := policies.BuildBundle(ctx, f.dir, &buf, policies.BuildOptions{Revision: f.revision, SigningKey: key, SigningAlg: f.alg, KeyID: f.keyID})
@@ -110,10 +116,37 @@ func (f *buildFlags) run(ctx context.Context) error {
 // and evaluator wasm refuses it.
 func reportWasm(ctx context.Context, w io.Writer, dir string) {
 	if n, err := policies.CheckWasm(ctx, dir); err != nil {
-		fmt.Fprintf(w, "warning: gates will decide this policy with topdown, not wasm (evaluator auto; evaluator wasm refuses it): %v\n", err)
+		fmt.Fprintf(w, "warning: gates will decide this policy with topdown, not wasm (evaluator auto): %v\n", err)
 	} else {
 		fmt.Fprintf(w, "wasm: decides like topdown on %d calls, so gates decide it with wasm\n", n)
 	}
+}
+
+// algorithmOf is the signing algorithm a PEM private key implies: ES256,
+// ES384 or ES512 for an EC key by its curve, RS256 (OPA's default) for
+// anything else. Signing an EC key as RS256 fails inside the JWT library
+// with a message that does not say to pass --signing-alg.
+func algorithmOf(key string) string {
+	block, _ := pem.Decode([]byte(key))
+	if block == nil {
+		return "RS256"
+	}
+	var ec *ecdsa.PrivateKey
+	if k, err := x509.ParseECPrivateKey(block.Bytes); err == nil {
+		ec = k
+	} else if k, err := x509.ParsePKCS8PrivateKey(block.Bytes); err == nil {
+		ec, _ = k.(*ecdsa.PrivateKey)
+	}
+	if ec == nil {
+		return "RS256"
+	}
+	switch ec.Curve.Params().BitSize {
+	case 384:
+		return "ES384"
+	case 521:
+		return "ES512"
+	}
+	return "ES256"
 }
 
 // signingKey reads the key's file, or the secret from env:NAME, so a

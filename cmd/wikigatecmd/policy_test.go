@@ -2,6 +2,11 @@ package wikigatecmd
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,5 +90,34 @@ func TestPolicyBuildRefusesATypo(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatal("a bundle was written despite the typo")
+	}
+}
+
+// An EC signing key without --signing-alg signs as ES256 (RS256, OPA's
+// default, fails on it with a library error), and the gate verifies it.
+func TestPolicyBuildSignsWithAnECKeyByItsCurve(t *testing.T) {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(priv)
+	pub, _ := x509.MarshalPKIXPublicKey(&priv.PublicKey)
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "team.pem")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "b.tar.gz")
+	var stdout bytes.Buffer
+	if err := (&buildFlags{dir: "../../rego", out: out, key: keyFile, keyID: "team", stdout: &stdout}).run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "signed ES256") {
+		t.Errorf("build output %q", stdout.String())
+	}
+	verify := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))
+	if _, err := policies.New(t.Context(), policies.Options{Bundle: &policies.BundleOptions{Source: out,
+		Keys: map[string]policies.VerificationKey{"team": {Algorithm: "ES256", Key: verify}}}}); err != nil {
+		t.Fatalf("the gate loads the bundle signed with the EC key: %v", err)
 	}
 }
