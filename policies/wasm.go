@@ -110,11 +110,11 @@ var wasmCompiled = newMemo[[]byte](2)
 // never remembered.
 func compiledModule(ctx context.Context, rego string, modules map[string]*ast.Module, queries []string) ([]byte, error) {
 	key := rego + "\x00" + strings.Join(queries, "\x00")
-	if module, ok := wasmCompiled.get(key); ok && rego != "" {
+	if module, ok := wasmCompiled.get(key); ok {
 		return module, nil
 	}
 	module, err := wasmeval.Compile(ctx, modules, queries...)
-	if err == nil && rego != "" {
+	if err == nil {
 		wasmCompiled.put(key, module)
 	}
 	return module, err
