@@ -1,7 +1,9 @@
 package policies
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -152,8 +154,80 @@ func FuzzReadWireJSON(f *testing.F) {
 		if _, err := ast.InterfaceToValue(v); err != nil {
 			return // not a value OPA can hold (1E100000), so no decision is one
 		}
+		if namesAMemberTwice(raw) {
+			// OPA's AST keeps the last of two members, so the AST reader
+			// cannot see the duplicate; the JSON reader must refuse it.
+			if _, err := readWireJSON(raw); err == nil {
+				t.Fatalf("%s: a member named twice was read as a decision", raw)
+			}
+			return
+		}
 		compareReaders(t, raw)
 	})
+}
+
+// namesAMemberTwice reports whether any object in raw (valid JSON) names
+// a member twice, comparing names as decoded.
+func namesAMemberTwice(raw []byte) bool {
+	type level struct {
+		names    map[string]bool // nil for an array
+		wantName bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var stack []*level
+	valueRead := func() { // a whole value ended; its object wants a name next
+		if n := len(stack); n > 0 && stack[n-1].names != nil {
+			stack[n-1].wantName = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &level{names: map[string]bool{}, wantName: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &level{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueRead()
+			continue
+		}
+		if top := len(stack) - 1; top >= 0 && stack[top].wantName {
+			name := tok.(string)
+			if stack[top].names[name] {
+				return true
+			}
+			stack[top].names[name] = true
+			stack[top].wantName = false
+			continue
+		}
+		valueRead()
+	}
+}
+
+func TestReadWireJSONRefusesAMemberNamedTwice(t *testing.T) {
+	for _, raw := range []string{
+		`{"write":true,"write":[]}`,
+		`{"allow":true,"allow":false}`,
+		`{"scope":{"paths":["a"],"paths":["b"]}}`,
+		`{"datasets":[{"id":"a","id":"b"}]}`,
+		`{"x":{"y":1,"\u0079":2}}`,
+	} {
+		if !namesAMemberTwice([]byte(raw)) {
+			t.Fatalf("%s: the harness missed the duplicate", raw)
+		}
+		if _, err := readWireJSON([]byte(raw)); !errors.Is(err, errDuplicateName) {
+			t.Fatalf("%s: got %v, want errDuplicateName", raw, err)
+		}
+	}
+	if namesAMemberTwice([]byte(allowResult)) {
+		t.Fatal("the shipped allow has no duplicate")
+	}
 }
 
 func BenchmarkWasmGlue(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -32,6 +33,11 @@ type jsonReader struct {
 }
 
 var errJSON = errors.New("malformed JSON result")
+
+// errDuplicateName refuses an object naming a member twice. OPA's AST
+// cannot hold such an object (it keeps the last), so the Wasm module never
+// writes one; a result that could be read two ways is no decision.
+var errDuplicateName = errors.New("malformed JSON result: a member is named twice")
 
 func (r *jsonReader) ws() {
 	for r.i < len(r.b) {
@@ -98,11 +104,17 @@ func (r *jsonReader) object(member func(name string) error) error {
 		r.i++
 		return nil
 	}
+	var seen [16]string // a decision's widest object has 11 members
+	names := seen[:0]
 	for {
 		name, err := r.name()
 		if err != nil {
 			return err
 		}
+		if slices.Contains(names, name) {
+			return errDuplicateName
+		}
+		names = append(names, name)
 		if r.peek() != ':' {
 			return errJSON
 		}
