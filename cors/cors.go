@@ -109,13 +109,23 @@ func (p *Policy) Handle(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// covers: path is under one of the prefixes, matched on whole segments,
+// so a prefix written without its slash (/answer) covers /answer and
+// /answer/… but never /answerx, a route the operator did not name.
 func (p *Policy) covers(path string) bool {
 	for _, prefix := range p.paths {
-		if strings.HasPrefix(path, prefix) {
+		if underPrefix(path, prefix) {
 			return true
 		}
 	}
 	return false
+}
+
+func underPrefix(path, prefix string) bool {
+	if !strings.HasPrefix(path, prefix) {
+		return false
+	}
+	return strings.HasSuffix(prefix, "/") || len(path) == len(prefix) || path[len(prefix)] == '/'
 }
 
 // allows: origin is one of the configured ones (scheme and host compared

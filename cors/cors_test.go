@@ -71,3 +71,20 @@ func TestOnlyCoveredPaths(t *testing.T) {
 		t.Fatal("no cors block answers nothing")
 	}
 }
+
+// A prefix written without its trailing slash covers whole segments only:
+// /answer names /answer and /answer/…, not a route that merely starts
+// with the same letters.
+func TestPathPrefixMatchesWholeSegments(t *testing.T) {
+	p := New(Config{Origins: []string{"https://docs.example.com"}, Paths: []string{"/answer"}})
+	for path, covered := range map[string]bool{
+		"/answer": true, "/answer/": true, "/answer/ask": true,
+		"/answerx": false, "/answers/ask": false, "/agent/tools/ask": false,
+	} {
+		w := httptest.NewRecorder()
+		answered := p.Handle(w, request(http.MethodOptions, path, "https://docs.example.com", true))
+		if answered != covered || (w.Header().Get("Access-Control-Allow-Origin") != "") != covered {
+			t.Errorf("%s: answered %v, headers %v; want covered %v", path, answered, w.Header(), covered)
+		}
+	}
+}
