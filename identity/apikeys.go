@@ -147,25 +147,29 @@ func (s *KeyStore) Create(agent, label string, ttl time.Duration) (string, KeyRe
 // Revoke marks the key with prefix as revoked. Revoked keys stay listed so
 // audits can still name them.
 func (s *KeyStore) Revoke(prefix string) error {
-	_, err := s.RevokeRecord(prefix)
+	_, _, err := s.RevokeRecord(prefix)
 	return err
 }
 
 // RevokeRecord revokes the key with prefix and returns its record as it
-// now stands, so the operator can see which agent and label lost access.
-func (s *KeyStore) RevokeRecord(prefix string) (KeyRecord, error) {
+// now stands, so the operator can see which agent and label lost access,
+// and whether it was revoked already (then the file is left as it is).
+func (s *KeyStore) RevokeRecord(prefix string) (rec KeyRecord, already bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.reload(); err != nil {
-		return KeyRecord{}, err
+		return KeyRecord{}, false, err
 	}
 	records := slices.Clone(s.records)
 	i := slices.IndexFunc(records, func(r KeyRecord) bool { return r.Prefix == prefix })
 	if i < 0 {
-		return KeyRecord{}, fmt.Errorf("no api key with prefix %q", prefix)
+		return KeyRecord{}, false, fmt.Errorf("no api key with prefix %q", prefix)
+	}
+	if records[i].Revoked {
+		return records[i], true, nil
 	}
 	records[i].Revoked = true
-	return records[i], s.save(records)
+	return records[i], false, s.save(records)
 }
 
 // List returns all keys, oldest first, as the file holds them now, each

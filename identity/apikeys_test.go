@@ -44,6 +44,9 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	if err := store.Revoke(revokedRec.Prefix); err != nil {
 		t.Fatalf("Revoke: %v", err)
 	}
+	if again, already, err := store.RevokeRecord(revokedRec.Prefix); err != nil || !already || !again.Revoked {
+		t.Fatalf("revoking twice: %+v already=%v %v; want it reported as already revoked", again, already, err)
+	}
 	tampered := plain[:len(plain)-1] + flip(plain[len(plain)-1])
 
 	tests := []struct {

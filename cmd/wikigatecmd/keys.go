@@ -95,11 +95,15 @@ func keyRevokeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rec, err := store.RevokeRecord(prefix)
+			rec, already, err := store.RevokeRecord(prefix)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\tagent=%s\tlabel=%q\n", rec.Prefix, rec.Agent, rec.Label)
+			verb := "revoked"
+			if already {
+				verb = "already revoked"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\tagent=%s\tlabel=%q\n", verb, rec.Prefix, rec.Agent, rec.Label)
 			return nil
 		},
 	}
