@@ -83,6 +83,9 @@ func (g *Gateway) httpCall(r *http.Request, reqID, pathID string, rt route, rec 
 	}
 	in := callIn{reqID: reqID, pathID: pathID, rt: rt, rec: rec, r: r}
 	return g.execute(r.Context(), in, p, func() ([]byte, error) {
+		if protocol.Compressed(r.Header.Get("Content-Encoding")) {
+			return nil, protocol.ErrCompressedBody
+		}
 		return protocol.ReadBody(r.Body, g.cfg.MaxBodyBytes)
 	})
 }

@@ -1,6 +1,9 @@
 package integration
 
 import (
+	"bytes"
+	"compress/gzip"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -74,4 +77,45 @@ func errorMessage(t *testing.T, r response) string {
 	}
 	msg, _ := e["message"].(string)
 	return msg
+}
+
+// TestCompressedAndMarkedBodiesAreNamed: a gzip body (with or without its
+// Content-Encoding) and a body behind a UTF-8 byte order mark are refused
+// with a message that says which, on the HTTP routes and over MCP, and
+// never reach a backend.
+func TestCompressedAndMarkedBodiesAreNamed(t *testing.T) {
+	g := startGate(t, gateOptions{extraOptions: mcpBlock})
+	tok := bearer(agentToken(t, "kunora-coding-agent"))
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write([]byte(`{"question":"agent memory"}`))
+	zw.Close()
+	meiliBefore, ragBefore := g.backendRequests(g.meiliURL, meiliKey), g.backendRequests(g.ragURL, ragflowKey)
+	gzipped := map[string]string{"Content-Encoding": "gzip"}
+	maps.Copy(gzipped, tok)
+	for _, tc := range []struct {
+		name, route string
+		headers     map[string]string
+		body, want  string
+	}{
+		{"gzip with its header", "/agent/tools/search", gzipped, zipped.String(), "uncompressed"},
+		{"gzip without its header", "/agent/tools/search", tok, zipped.String(), "gzip-compressed"},
+		{"gzip from a page", "/answer/ask", map[string]string{"Content-Encoding": "gzip"}, zipped.String(), "uncompressed"},
+		{"byte order mark", "/agent/tools/search", tok, "\xef\xbb\xbf" + `{"question":"agent memory"}`, "byte order mark"},
+	} {
+		r := g.post(tc.route, tc.headers, tc.body)
+		if r.Status != 400 || r.errorCode(t) != "invalid_request" || !strings.Contains(errorMessage(t, r), tc.want) {
+			t.Errorf("%s: got %d %s, want invalid_request naming %q", tc.name, r.Status, r.Body, tc.want)
+		}
+	}
+	// +1: development Meilisearch logs the log read itself (RAGFlow does not).
+	if m, r := g.backendRequests(g.meiliURL, meiliKey), g.backendRequests(g.ragURL, ragflowKey); m != meiliBefore+1 || r != ragBefore {
+		t.Fatalf("refused bodies reached the backends: %d Meilisearch and %d RAGFlow requests", m-meiliBefore-1, r-ragBefore)
+	}
+	hdr := map[string]string{"Content-Encoding": "gzip", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "search"}
+	maps.Copy(hdr, tok)
+	r := g.mcpPost(hdr, zipped.String())
+	if r.Status != 415 || !strings.Contains(string(r.Body), "uncompressed") {
+		t.Fatalf("MCP with a Content-Encoding: %d %s", r.Status, r.Body)
+	}
 }

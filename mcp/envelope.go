@@ -10,6 +10,8 @@ import (
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // JSON-RPC error codes this package answers with before the SDK sees a
@@ -105,6 +107,9 @@ func refuse(status, code int, msg string) *refusal {
 func readMessage(r *http.Request, limit int64) (*message, *refusal) {
 	if !isJSONContentType(headerGet(r.Header, headerContentType)) {
 		return nil, refuse(http.StatusUnsupportedMediaType, codeInvalidRequest, "Content-Type must be application/json")
+	}
+	if protocol.Compressed(headerGet(r.Header, "Content-Encoding")) {
+		return nil, refuse(http.StatusUnsupportedMediaType, codeInvalidRequest, "messages are read uncompressed; send the body without a Content-Encoding")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	if err != nil {

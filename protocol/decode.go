@@ -57,12 +57,38 @@ func Decode(body []byte, v any) error {
 		return NewError(CodeInvalidRequest, "request body is empty; expected a JSON object")
 	}
 	if trimmed[0] != '{' {
-		return NewError(CodeInvalidRequest, "request body must be a JSON object")
+		return NewError(CodeInvalidRequest, notAnObject(trimmed))
 	}
 	if sd, ok := v.(simpleDecoder); ok && sd.decodeSimple(trimmed) {
 		return nil
 	}
 	return decodeStrict(trimmed, v)
+}
+
+// notAnObject says why a body that does not start with '{' is refused,
+// naming the two mistakes a client can make without seeing them: a byte
+// order mark some editors and Windows tools put first (RFC 8259 §8.1:
+// JSON is sent without one), and a compressed body.
+func notAnObject(trimmed []byte) string {
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("\xef\xbb\xbf")):
+		return "request body starts with a UTF-8 byte order mark; send the JSON object without one"
+	case bytes.HasPrefix(trimmed, []byte("\x1f\x8b")):
+		return "request body is gzip-compressed; send the JSON object uncompressed"
+	}
+	return "request body must be a JSON object"
+}
+
+// ErrCompressedBody refuses a request body sent with a Content-Encoding:
+// the gate reads only plain JSON, and says so rather than calling the
+// compressed bytes malformed. The caller's coding is not echoed.
+var ErrCompressedBody = NewError(CodeInvalidRequest, "request bodies are read uncompressed; send the JSON object without a Content-Encoding")
+
+// Compressed reports whether a Content-Encoding header value names a
+// coding other than identity.
+func Compressed(contentEncoding string) bool {
+	ce := strings.TrimSpace(contentEncoding)
+	return ce != "" && !strings.EqualFold(ce, "identity")
 }
 
 // decodeStrict is Decode's reading of a trimmed body that starts with '{'.

@@ -31,6 +31,8 @@ func TestDecodeRejectsBadBodies(t *testing.T) {
 		{"lone surrogate escape", `{"question":"a\ud800b"}`, `invalid UTF-8 in field "question"`},
 		{"fraction for integer", `{"question":"x","limit":2.5}`, `field "limit" must be a whole number`},
 		{"unicode space before object", "\u00a0{\"question\":\"x\"}", "JSON object"},
+		{"byte order mark", "\xef\xbb\xbf{\"question\":\"x\"}", "byte order mark"},
+		{"gzip without its header", "\x1f\x8b\x08\x00\x00\x00", "gzip-compressed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
