@@ -56,15 +56,17 @@ func normalizePage(p *protocol.PageRef) error {
 	if p.Path == "" && p.URL == "" {
 		return invalid("page needs a path or a url")
 	}
+	if p.Path != "" && p.URL != "" {
+		// Two names for the page could disagree; which one sets the
+		// scope would be the gate's guess, not the caller's.
+		return invalid("page takes a path or a url, not both")
+	}
 	if p.URL != "" {
 		path, version, err := pagePathFromURL(p.URL)
 		if err != nil {
 			return err
 		}
-		p.Version = version
-		if p.Path == "" {
-			p.Path = path
-		}
+		p.Version, p.Path = version, path
 	}
 	if p.Path != "" {
 		np, err := scope.NormalizePath("page.path", p.Path)

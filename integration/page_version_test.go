@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -50,6 +51,16 @@ func TestHumanOnAnUnpublishedVersionIsRefused(t *testing.T) {
 	r := g.post("/answer/ask", nil, `{"question":"How do I configure agent memory?","page":{"url":"/v9.9/system/components/kunora-kgent/"}}`)
 	if r.Status != 403 || r.errorCode(t) != "forbidden_scope" {
 		t.Fatalf("ask on a v9.9 page: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestPageNamedTwiceIsRefused: a page given by both path and url could
+// name two pages; the gate refuses rather than pick one.
+func TestPageNamedTwiceIsRefused(t *testing.T) {
+	g := startGate(t, gateOptions{})
+	r := g.post("/answer/ask", nil, `{"question":"How do I configure agent memory?","page":{"path":"publish/system/components/kunora-gateway/index.md","url":"/v1.0/system/components/kunora-kgent/"}}`)
+	if r.Status != 400 || r.errorCode(t) != "invalid_request" || !strings.Contains(errorMessage(t, r), "a path or a url, not both") {
+		t.Fatalf("page with a path and a url: %d %s", r.Status, r.Body)
 	}
 }
 
