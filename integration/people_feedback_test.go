@@ -36,7 +36,7 @@ func feedbackAction(t *testing.T, body map[string]any) map[string]any {
 // and Retry-After past the per-address budget (5), while the signed-in
 // reader keeps their own budget.
 func TestPeopleFeedbackAnonymous(t *testing.T) {
-	g := startGate(t, gateOptions{})
+	g, logFile := loggedGate(t, gateOptions{})
 	ask := g.post("/answer/ask", nil, `{"question":"`+noAnswerQuestion+`"}`)
 	act := feedbackAction(t, ask.json(t))
 	if act["enabled"] != true || act["endpoint"] != "/answer/feedback" || !hex64.MatchString(act["dedupeKey"].(string)) {
@@ -59,6 +59,15 @@ func TestPeopleFeedbackAnonymous(t *testing.T) {
 	replay := g.post("/answer/feedback", nil, submit)
 	if replay.Status != 200 || !bytes.Equal(replay.Body, first.Body) {
 		t.Fatalf("replay is not byte-identical:\n%s\n%s", first.Body, replay.Body)
+	}
+	// The body is the first call's; the retry's own id is its header, and
+	// its audit record says it was a replay.
+	replayID := replay.Header.Get("X-Request-Id")
+	if replayID == "" || replayID == first.Header.Get("X-Request-Id") {
+		t.Fatalf("the replay's X-Request-Id %q is not its own", replayID)
+	}
+	if rec := waitAuditRecord(t, logFile, func(l map[string]any) bool { return l["request_id"] == replayID }); rec["result"] != "replayed" {
+		t.Fatalf("the replay's audit record: %v", rec)
 	}
 	conflict := g.post("/answer/feedback", nil, strings.Replace(submit, "lunch", "dinner", 1))
 	if conflict.Status != 409 || conflict.errorCode(t) != "idempotency_conflict" {
