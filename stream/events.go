@@ -63,17 +63,58 @@ type Citations struct {
 // Done closes every stream.
 type Done struct{}
 
-// Wants reports whether the request asks for an event stream: one of its
-// Accept media ranges is text/event-stream. JSON stays the default, so
-// "*/*" or no Accept at all is not a request to stream.
+// Wants reports whether the request asks for an event stream: Accept
+// names text/event-stream with a weight above zero and at least the
+// weight it gives JSON (application/json, else application/*, else */*;
+// RFC 9110 §12.5.1). JSON stays the default, so "*/*" or no Accept at all
+// is not a request to stream, and "text/event-stream;q=0.1,
+// application/json" prefers JSON. Naming both at the same weight (as MCP
+// clients do) streams.
 func Wants(r *http.Request) bool {
+	sse, js := -1.0, acceptWeight{}
 	for _, h := range r.Header.Values("Accept") {
 		for _, part := range strings.Split(h, ",") {
 			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err == nil && mt == "text/event-stream" && params["q"] != "0" {
-				return true
+			if err != nil {
+				continue
+			}
+			q := weight(params["q"])
+			switch mt {
+			case "text/event-stream":
+				sse = max(sse, q)
+			case "application/json":
+				js.note(3, q)
+			case "application/*":
+				js.note(2, q)
+			case "*/*":
+				js.note(1, q)
 			}
 		}
 	}
-	return false
+	return sse > 0 && sse >= js.q
+}
+
+// acceptWeight is the weight of the most specific range matching JSON.
+type acceptWeight struct {
+	specificity int
+	q           float64
+}
+
+func (a *acceptWeight) note(specificity int, q float64) {
+	if specificity > a.specificity || (specificity == a.specificity && q > a.q) {
+		a.specificity, a.q = specificity, q
+	}
+}
+
+// weight reads a q parameter: absent is 1, unreadable or out of range is
+// 0 (the range is not wanted).
+func weight(q string) float64 {
+	if q == "" {
+		return 1
+	}
+	w, err := strconv.ParseFloat(q, 64)
+	if err != nil || w < 0 || w > 1 {
+		return 0
+	}
+	return w
 }

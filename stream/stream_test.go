@@ -138,6 +138,14 @@ func TestWants(t *testing.T) {
 		"application/json, text/event-stream": true,
 		"TEXT/EVENT-STREAM; charset=utf-8":    true,
 		"text/event-stream;q=0":               false,
+		"text/event-stream;q=0.0":             false,
+		"text/event-stream;q=0.1, application/json":            false,
+		"text/event-stream;q=0.5, */*":                         false,
+		"text/event-stream, application/json;q=0.9":            true,
+		"text/event-stream;q=0.5, application/json;q=0.2, */*": true, // the specific range wins over */*
+		"text/event-stream;q=0.5, application/*;q=0.8":         false,
+		"application/json;q=0.5, text/event-stream;q=0.5":      true,
+		"text/event-stream;q=banana":                           false,
 	}
 	for accept, want := range cases {
 		r, _ := http.NewRequest(http.MethodPost, "/answer/ask", nil)
