@@ -120,9 +120,21 @@ func (g *Gateway) serveUnknown(w http.ResponseWriter, r *http.Request, reqID str
 	rec := audit.New(reqID, unknownEndpoint(r.URL.Path), g.now())
 	rec.ClientRequestID = clientRequestID(r)
 	defer g.finish(rec)
+	if underMeiliPrefix(r.URL.Path) {
+		// A Meilisearch client reads Meilisearch's error shape; it gets
+		// the routes this prefix serves instead of a bare "not found".
+		pe := protocol.NewError(protocol.CodeNotFound, "this gate serves only POST /indexes/{indexUid}/search, /indexes/{indexUid}/facet-search and /multi-search under /answer/meilisearch")
+		rec.Fail(pe)
+		writeMeiliError(w, pe, pe)
+		return
+	}
 	pe := protocol.NewError(protocol.CodeNotFound, "no such route: see the protocol's /answer/* and /agent/tools/* routes")
 	rec.Fail(pe)
 	writeError(w, reqID, pe)
+}
+
+func underMeiliPrefix(path string) bool {
+	return strings.HasPrefix(path, meiliPrefix) || path == strings.TrimSuffix(meiliPrefix, "/")
 }
 
 // maxAuditedPath bounds the caller-chosen path an unknown route is audited

@@ -113,6 +113,15 @@ func TestPeopleMeiliCompatibleSearch(t *testing.T) {
 	meiliError(t, g.post(index, nil, `{"q":"memory","sort":["title:asc"]}`), 400, "bad_request")
 	meiliError(t, g.post(index, nil, `{"q":"a","q":"b"}`), 400, "bad_request")
 	meiliError(t, g.post(index, nil, `{"q":"memory","filter":"status = working) OR (status = working"}`), 400, "bad_request")
+	// Routes a Meilisearch client may try that the gate does not serve
+	// answer in Meilisearch's shape, naming the ones it does.
+	for _, path := range []string{"/answer/meilisearch/health", "/answer/meilisearch/indexes/wiki_pages/documents", "/answer/meilisearch"} {
+		unknown := g.post(path, nil, `{}`)
+		meiliError(t, unknown, 404, "not_found")
+		if !strings.Contains(string(unknown.Body), "/multi-search") {
+			t.Fatalf("%s does not name the routes served: %s", path, unknown.Body)
+		}
+	}
 	// +1: the log read itself is logged by the development backend.
 	if after := g.backendRequests(g.meiliURL, meiliKey); after != before+1 {
 		t.Fatalf("refused calls reached Meilisearch (%d new requests)", after-before-1)
