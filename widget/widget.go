@@ -4,17 +4,26 @@
 package widget
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"net/http"
+	"time"
 )
 
 //go:embed assets/wikigate-ask.js assets/demo.html
 var assets embed.FS
 
-// ScriptPath is where the component is served. The version is in the path
-// so the file can be cached for a year: a change that breaks embedders gets
-// a new path, and fixes ship with a new binary under the same one.
+// ScriptPath is where the component is served. The major version is in
+// the path: a change that breaks embedders gets a new path, and fixes ship
+// with a new binary under the same one. So the file is cached for a day,
+// not for ever (a fix must reach readers' browsers), and revalidated with
+// its ETag, which costs a 304 and no body.
 const ScriptPath = "/answer/widget/v1/wikigate-ask.js"
+
+// scriptCacheControl: a day fresh, then a week served while revalidating.
+const scriptCacheControl = "public, max-age=86400, stale-while-revalidate=604800"
 
 // DemoPath is the demo page (served only when Handler.Demo is set).
 const DemoPath = "/demo/"
@@ -25,28 +34,37 @@ type Handler struct {
 }
 
 // Serve answers the widget's paths and reports whether it did; every other
-// request is left to the gate.
+// request is left to the gate. A method other than GET or HEAD on one of
+// its paths is 405 with Allow, as a file server answers it.
 func (h *Handler) Serve(w http.ResponseWriter, r *http.Request) bool {
-	if h == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+	if !h.owns(r.URL.Path) {
 		return false
 	}
-	switch {
-	case r.URL.Path == ScriptPath:
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "the widget's files are read with GET or HEAD", http.StatusMethodNotAllowed)
+		return true
+	}
+	switch r.URL.Path {
+	case ScriptPath:
 		serveScript(w, r)
-	case h.Demo && r.URL.Path == DemoPath:
+	case DemoPath:
 		serveDemo(w, r)
-	case h.Demo && r.URL.Path == "/demo":
-		http.Redirect(w, r, DemoPath, http.StatusMovedPermanently)
 	default:
-		return false
+		http.Redirect(w, r, DemoPath, http.StatusMovedPermanently)
 	}
 	return true
+}
+
+// owns: the component's path, and with Demo the demo page's.
+func (h *Handler) owns(path string) bool {
+	return h != nil && (path == ScriptPath || (h.Demo && (path == DemoPath || path == "/demo")))
 }
 
 func serveScript(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/javascript; charset=utf-8")
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("Cache-Control", scriptCacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
 	// A module script from another origin is fetched in CORS mode. The file
 	// is public and sent without credentials, so any docs site may load it,
@@ -72,8 +90,22 @@ func write(w http.ResponseWriter, r *http.Request, name string) {
 		http.Error(w, "widget asset missing", http.StatusInternalServerError)
 		return
 	}
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(b)
-	}
+	w.Header().Set("ETag", etags[name])
+	// ServeContent answers If-None-Match with 304, HEAD with headers only.
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
 }
+
+// etags are the assets' strong validators: a hash of their bytes, so a new
+// binary with the same file keeps its readers' cached copy valid.
+var etags = func() map[string]string {
+	out := map[string]string{}
+	for _, name := range []string{"assets/wikigate-ask.js", "assets/demo.html"} {
+		b, err := assets.ReadFile(name)
+		if err != nil {
+			panic(err) // embedded at build time
+		}
+		sum := sha256.Sum256(b)
+		out[name] = `"` + hex.EncodeToString(sum[:12]) + `"`
+	}
+	return out
+}()

@@ -13,8 +13,9 @@ func get(h *Handler, method, path string) (*httptest.ResponseRecorder, bool) {
 	return w, served
 }
 
-// The component is served at its versioned path as a year-cacheable
-// JavaScript module any origin may load; HEAD gets the headers only.
+// The component is served at its versioned path as a JavaScript module any
+// origin may load, cached for a day and revalidated by its ETag; HEAD gets
+// the headers only.
 func TestScript(t *testing.T) {
 	w, served := get(&Handler{}, http.MethodGet, ScriptPath)
 	if !served || w.Code != 200 || !strings.Contains(w.Body.String(), `customElements.define("wikigate-ask"`) {
@@ -22,7 +23,7 @@ func TestScript(t *testing.T) {
 	}
 	want := map[string]string{
 		"Content-Type":                "text/javascript; charset=utf-8",
-		"Cache-Control":               "public, max-age=31536000, immutable",
+		"Cache-Control":               "public, max-age=86400, stale-while-revalidate=604800",
 		"Access-Control-Allow-Origin": "*",
 	}
 	for k, v := range want {
@@ -33,10 +34,21 @@ func TestScript(t *testing.T) {
 	if w, _ := get(&Handler{}, http.MethodHead, ScriptPath); w.Body.Len() != 0 || w.Code != 200 {
 		t.Errorf("HEAD: %d with %d bytes", w.Code, w.Body.Len())
 	}
+	etag := w.Header().Get("ETag")
+	if len(etag) < 10 || etag[0] != '"' {
+		t.Fatalf("ETag %q", etag)
+	}
+	r := httptest.NewRequest(http.MethodGet, ScriptPath, nil)
+	r.Header.Set("If-None-Match", etag)
+	again := httptest.NewRecorder()
+	(&Handler{}).Serve(again, r)
+	if again.Code != http.StatusNotModified || again.Body.Len() != 0 {
+		t.Fatalf("revalidation with the ETag: %d with %d bytes", again.Code, again.Body.Len())
+	}
 }
 
 // Without the widget block (a nil handler), without `demo on`, and for
-// other methods, requests are left to the gate (its JSON errors).
+// other paths, requests are left to the gate (its JSON errors).
 func TestLeftToTheGate(t *testing.T) {
 	cases := []struct {
 		h            *Handler
@@ -44,7 +56,6 @@ func TestLeftToTheGate(t *testing.T) {
 	}{
 		{nil, http.MethodGet, ScriptPath},
 		{&Handler{}, http.MethodGet, DemoPath},
-		{&Handler{Demo: true}, http.MethodPost, ScriptPath},
 		{&Handler{Demo: true}, http.MethodGet, "/answer/widget/v2/wikigate-ask.js"},
 	}
 	for _, c := range cases {
@@ -65,5 +76,19 @@ func TestDemo(t *testing.T) {
 	}
 	if w, _ := get(&Handler{Demo: true}, http.MethodGet, "/demo"); w.Code != http.StatusMovedPermanently {
 		t.Fatalf("/demo: %d", w.Code)
+	}
+}
+
+// Another method on the widget's paths is 405 naming GET and HEAD, not the
+// gate's "no such route".
+func TestOtherMethodsAreNotAllowed(t *testing.T) {
+	for _, path := range []string{ScriptPath, DemoPath, "/demo"} {
+		w, served := get(&Handler{Demo: true}, http.MethodPost, path)
+		if !served || w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
+			t.Errorf("POST %s: served %v, %d, Allow %q", path, served, w.Code, w.Header().Get("Allow"))
+		}
+	}
+	if _, served := get(&Handler{}, http.MethodPost, DemoPath); served {
+		t.Error("without demo on, POST /demo/ was answered by the widget")
 	}
 }
