@@ -7,6 +7,7 @@ package wikigatecmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"time"
@@ -132,12 +133,15 @@ func tokenCommand() *cobra.Command {
 					opts.Issuer = devHumanIssuer
 				}
 			}
-			warnDevSecret()
+			warnDevSecret(cmd.ErrOrStderr())
+			if ttl > identity.DefaultMaxTTL {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: --ttl %s is over the %s gates accept by default (max_ttl); such a gate refuses this token\n", ttl, identity.DefaultMaxTTL)
+			}
 			tok, err := identity.MintHS256(opts)
 			if err != nil {
 				return err
 			}
-			fmt.Println(tok)
+			fmt.Fprintln(cmd.OutOrStdout(), tok)
 			return nil
 		},
 	}
@@ -152,8 +156,8 @@ func tokenCommand() *cobra.Command {
 	return c
 }
 
-func warnDevSecret() {
+func warnDevSecret(w io.Writer) {
 	if os.Getenv(envJWTSecret) == devJWTSecret {
-		fmt.Fprintln(os.Stderr, "warning: signed with the public development secret; set "+envJWTSecret+" (unsafe for production)")
+		fmt.Fprintln(w, "warning: signed with the public development secret; set "+envJWTSecret+" (unsafe for production)")
 	}
 }

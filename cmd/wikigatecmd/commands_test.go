@@ -63,6 +63,10 @@ func TestKeyRevokeSaysWhichKeyItRevoked(t *testing.T) {
 	if want := "revoked " + prefix + "\tagent=ci-bot\tlabel=\"nightly\"\n"; out != want {
 		t.Errorf("revoke printed %q, want %q", out, want)
 	}
+	out, err = run(t, keyCommand(), "revoke", "--prefix", prefix, "--file", file)
+	if want := "already revoked " + prefix + "\tagent=ci-bot\tlabel=\"nightly\"\n"; err != nil || out != want {
+		t.Errorf("revoking again printed %q (%v), want %q", out, err, want)
+	}
 	out, _ = run(t, keyCommand(), "list", "--file", file)
 	if !strings.Contains(out, prefix+"\tagent=ci-bot") || !strings.Contains(out, "revoked=true\tlast_used=never") {
 		t.Errorf("list after revoke: %q", out)
@@ -80,5 +84,19 @@ func TestOnlyValidationSkipsTheStores(t *testing.T) {
 		if got := isValidation(append([]string{"wikigate"}, strings.Fields(args)...)); got != want {
 			t.Errorf("isValidation(%q) = %v, want %v", args, got, want)
 		}
+	}
+}
+
+// A token longer-lived than gates accept by default says so, and still
+// prints the token (a gate with a larger max_ttl takes it).
+func TestTokenWarnsPastTheDefaultMaxTTL(t *testing.T) {
+	t.Setenv(envJWTSecret, "a-test-secret-of-enough-length-0123456789")
+	out, err := run(t, tokenCommand(), "--agent", "ci-bot", "--ttl", "48h")
+	if err != nil || !strings.Contains(out, "warning: --ttl 48h0m0s is over the 24h0m0s gates accept by default (max_ttl)") || strings.Count(out, ".") < 2 {
+		t.Fatalf("--ttl 48h: %q %v", out, err)
+	}
+	out, err = run(t, tokenCommand(), "--agent", "ci-bot", "--ttl", "2h")
+	if err != nil || strings.Contains(out, "warning") {
+		t.Fatalf("--ttl 2h: %q %v", out, err)
 	}
 }
