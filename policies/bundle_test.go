@@ -21,6 +21,8 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
@@ -141,9 +143,16 @@ func TestBundleFromADirectoryWithHS256(t *testing.T) {
 		return policies.Options{Bundle: &policies.BundleOptions{Source: dir, KeyID: "k",
 			Keys: map[string]policies.VerificationKey{"k": {Algorithm: "HS256", Key: secret}}}}
 	}
-	engine, err := policies.New(t.Context(), opts("team-secret"))
+	core, logs := observer.New(zap.InfoLevel)
+	withLog := opts("team-secret")
+	withLog.Logger = zap.New(core)
+	engine, err := policies.New(t.Context(), withLog)
 	if err != nil || engine.Revision() != "dir-1" {
 		t.Fatalf("New = %v, revision %v", err, engine)
+	}
+	// A bundle carries no tests: its load must not claim they ran.
+	if loaded := logs.FilterMessage("policy loaded").All(); len(loaded) != 1 || loaded[0].ContextMap()["tests_run"] != false {
+		t.Fatalf("the bundle's load log: %+v", loaded)
 	}
 	if _, err := policies.New(t.Context(), opts("other-secret")); !errors.Is(err, policies.ErrBundleRefused) {
 		t.Fatalf("a bundle signed with another secret: %v", err)

@@ -111,7 +111,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		c.activated()
 	}
 	e.logger.Info("policy loaded", zap.Stringer("source", e.src), zap.String("revision", p.revision),
-		zap.Bool("tests_run", e.runTests))
+		zap.Bool("tests_run", e.testsRan(c)))
 	e.observer.PolicyRevision(p.revision, p.evaluatorName())
 	e.logCacheOff(p)
 	e.logEvaluator(p)

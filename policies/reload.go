@@ -60,6 +60,10 @@ func (e *Engine) failed(err error) error {
 	return err
 }
 
+// testsRan says whether c's policy tests held it to them: tests are on
+// and c has some (a bundle carries none, so it is served untested).
+func (e *Engine) testsRan(c *candidate) bool { return e.runTests && len(c.tests) > 0 }
+
 // activate swaps next in.
 func (e *Engine) activate(c *candidate, next *prepared) {
 	previous := e.current.Swap(next)
@@ -71,7 +75,7 @@ func (e *Engine) activate(c *candidate, next *prepared) {
 	e.setLastReloadError(nil)
 	e.observer.PolicyReload(ReloadActivated)
 	e.observer.PolicyRevision(next.revision, next.evaluatorName())
-	e.logger.Info("policy reloaded", zap.Stringer("source", e.src), zap.Bool("tests_run", e.runTests),
+	e.logger.Info("policy reloaded", zap.Stringer("source", e.src), zap.Bool("tests_run", e.testsRan(c)),
 		zap.String("previous_revision", previous.revision), zap.String("revision", next.revision))
 	e.logCacheOff(next)
 	e.logEvaluator(next)
