@@ -106,7 +106,13 @@ func explainOne(ctx context.Context, out io.Writer, e *policies.Engine, o Explai
 		fmt.Fprintf(out, "  warning: the log erased %s from this input (decision_log mask): what follows is the decision on the masked input, not necessarily the one recorded\n",
 			strings.Join(ev.Erased, ", "))
 	}
-	printDecision(out, d, derr)
+	if ev.Path == policies.PathToolDecision && derr == nil && d.Allow {
+		// The tool gate decides the tool only; printing its empty scope
+		// would read as an empty grant.
+		fmt.Fprintf(out, "  decision: allow (the tool only: the scope is the next decision's)\n")
+	} else {
+		printDecision(out, d, derr)
+	}
 	trace, err := traceOf(ctx, o.Policy, query, ev.Input)
 	if err != nil {
 		return err

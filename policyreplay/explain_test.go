@@ -49,6 +49,7 @@ func TestExplainRequestID(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "decisions.log")
 	lines := `{"level":"info","msg":"wikigate call","request_id":"r1"}` + "\n" +
 		`{"decision_id":"r1","path":"wikigate/tool_decision","input":` + opsGetContext + `}` + "\n" +
+		`{"decision_id":"r2","path":"wikigate/tool_decision","input":` + strings.Replace(opsGetContext, "ops-readonly-agent", "kunora-coding-agent", 1) + `}` + "\n" +
 		`{"decision_id":"r2","path":"wikigate/decision","input":` + strings.Replace(opsGetContext, "ops-readonly-agent", "kunora-coding-agent", 1) + `}` + "\n"
 	if err := os.WriteFile(log, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
@@ -61,6 +62,11 @@ func TestExplainRequestID(t *testing.T) {
 	out = explain(t, ExplainOptions{RequestID: "r2", Log: log})
 	if !strings.Contains(out, "decision: allow\n  scope: projects=[kunora-kgent]") || !strings.Contains(out, "decision.rego:") {
 		t.Errorf("explain r2:\n%s", out)
+	}
+	// The allowed tool gate comes first and must not read as an empty grant.
+	gate, _, _ := strings.Cut(out, "wikigate/decision (")
+	if !strings.Contains(gate, "decision: allow (the tool only: the scope is the next decision's)") || strings.Contains(gate, "scope: projects=") {
+		t.Errorf("explain r2's tool gate:\n%s", gate)
 	}
 	err := Explain(context.Background(), new(bytes.Buffer), ExplainOptions{Policy: "../rego", RequestID: "r9", Log: log})
 	if err == nil || !strings.Contains(err.Error(), "no decision event for request r9") {
