@@ -80,8 +80,12 @@ func normalizePage(p *protocol.PageRef) error {
 
 // pagePathFromURL maps a docs-site URL back to the page's repository path,
 // the inverse of how pages are published (samplewiki.pageURL):
-// /system/x/ → publish/system/x/index.md, /system/x/y → publish/system/x/y.md.
-// A leading version segment (/v1.0/x/) is not part of the path: it is the
+// /system/x/ → publish/system/x/index.md. Without the trailing slash,
+// /system/x/y may be the page y.md or the section y/ served without its
+// slash (docs hosts do both), so it maps to publish/system/x/y, which the
+// policy reads either way: a page's section is its parent directory, as
+// for y.md, and a project's root stays inside the project (as y.md would
+// not). A URL naming a .md file keeps it. A leading version segment (/v1.0/x/) is not part of the path: it is the
 // page's docs version, returned apart ("" for an unversioned page), which
 // the policy makes the default scope's version.
 func pagePathFromURL(raw string) (path, version string, err error) {
@@ -96,11 +100,8 @@ func pagePathFromURL(raw string) (path, version string, err error) {
 	if first, rest, ok := strings.Cut(p, "/"); ok && versionSegment.MatchString(first) {
 		p, version = rest, first
 	}
-	switch {
-	case p == "" || strings.HasSuffix(p, "/"):
+	if p == "" || strings.HasSuffix(p, "/") {
 		p += "index.md"
-	case !strings.HasSuffix(p, ".md"):
-		p += ".md"
 	}
 	path, err = scope.NormalizePath("page.url", "publish/"+p)
 	return path, version, err

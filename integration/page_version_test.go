@@ -54,6 +54,19 @@ func TestHumanOnAnUnpublishedVersionIsRefused(t *testing.T) {
 	}
 }
 
+// TestPageURLWithoutItsTrailingSlash: a docs host that serves a section's
+// index at /system/x (no slash) gets the same default scope as /system/x/,
+// the page's project, not the public default.
+func TestPageURLWithoutItsTrailingSlash(t *testing.T) {
+	g := startGate(t, gateOptions{})
+	for _, url := range []string{"/system/components/kunora-kgent/", "/system/components/kunora-kgent", "/system/components/kunora-kgent/index.md"} {
+		r := g.post("/answer/ask", nil, `{"question":"How do I configure agent memory?","page":{"url":"`+url+`"}}`)
+		if got := r.json(t)["audit"].(map[string]any)["scope"]; r.Status != 200 || got != "main:"+kgentPath {
+			t.Errorf("page %s: %d, audit scope %v, want main:%s", url, r.Status, got, kgentPath)
+		}
+	}
+}
+
 // TestPageNamedTwiceIsRefused: a page given by both path and url could
 // name two pages; the gate refuses rather than pick one.
 func TestPageNamedTwiceIsRefused(t *testing.T) {
