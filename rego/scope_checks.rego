@@ -19,6 +19,17 @@ scope_problems contains sprintf("project %q is not in your grant", [p]) if {
 
 scope_problems contains sprintf("path %q is not in your grant", [x]) if {
 	some x in ungranted_paths
+	not left_with_the_session(x)
+}
+
+# left_with_the_session: on a turn that leaves its session (another
+# project, say), x is a path the turn did not ask for but took from the
+# session, so it need not fit the turn's projects. It is not the caller's
+# request: the session problem below says what is wrong.
+left_with_the_session(x) if {
+	on_session
+	outside_session
+	not x in object.get(given, "paths", [])
 }
 
 # A requested project none of whose effective paths lies in its own grant

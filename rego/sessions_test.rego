@@ -32,10 +32,22 @@ test_turn_path_outside_session_forbidden if {
 	contains(d.reason, "outside the session's scope")
 }
 
+# The session's paths, taken for a turn that names another project, are
+# not reported as outside the grant: they are, just not for that project.
 test_turn_project_outside_session_forbidden if {
 	call := session_turn(agent_call("docs-maintainer-agent", "ask", scope(["kunora-gateway"], [], "")), kgent_session)
 	d := wikigate.decision with input as call
 	d.code == "forbidden_scope"
+	d.reason == "the requested scope is outside the session's scope"
+}
+
+# A path the turn asks for that no grant covers is still named.
+test_turn_ungranted_path_outside_session_named if {
+	call := session_turn(agent_call("kunora-coding-agent", "ask", scope([], ["publish/operations"], "")), kgent_session)
+	d := wikigate.decision with input as call
+	d.code == "forbidden_scope"
+	contains(d.reason, "path \"publish/operations\" is not in your grant")
+	contains(d.reason, "outside the session's scope")
 }
 
 test_turn_version_outside_session_forbidden if {
