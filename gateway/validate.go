@@ -85,9 +85,10 @@ func normalizePage(p *protocol.PageRef) error {
 // slash (docs hosts do both), so it maps to publish/system/x/y, which the
 // policy reads either way: a page's section is its parent directory, as
 // for y.md, and a project's root stays inside the project (as y.md would
-// not). A URL naming a .md file keeps it. A leading version segment (/v1.0/x/) is not part of the path: it is the
-// page's docs version, returned apart ("" for an unversioned page), which
-// the policy makes the default scope's version.
+// not). A URL naming a .md file keeps it. A leading version segment
+// (/v1.0/x/) is not part of the path: it is the page's docs version,
+// returned apart ("" for an unversioned page), which the policy makes the
+// default scope's version.
 func pagePathFromURL(raw string) (path, version string, err error) {
 	if len(raw) > protocol.MaxPathBytes {
 		return "", "", invalid("page.url is too long")
