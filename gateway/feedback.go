@@ -120,6 +120,9 @@ func (g *Gateway) runFeedback(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	c.rec.Result = feedbackResult(res)
+	if res.Replayed {
+		return replayedJSON(res.Response), nil
+	}
 	return rawJSON(res.Response), nil
 }
 

@@ -95,7 +95,7 @@ func (m *MCPGate) Call(ctx context.Context, p identity.Principal, tool string, a
 	case pe != nil:
 		return nil, pe
 	}
-	if raw, ok := out.(rawJSON); ok { // an idempotent replay, byte for byte
+	if raw := renderedBody(out); raw != nil { // a feedback record, replayed byte for byte
 		return json.RawMessage(raw), nil
 	}
 	return out, nil

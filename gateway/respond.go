@@ -93,8 +93,16 @@ func putJSONBuffer(buf *bytes.Buffer) {
 // writeOK writes a tool's result: JSON, or bytes a handler rendered itself
 // (an idempotent replay must be byte-identical to the first response).
 func writeOK(w http.ResponseWriter, out any) {
-	raw, ok := out.(rawJSON)
-	if !ok {
+	var raw []byte
+	switch body := out.(type) {
+	case rawJSON:
+		raw = body
+	case replayedJSON:
+		raw = body
+		// The body is the first call's, byte for byte; the header is how
+		// a client tells a replay from a first write without parsing it.
+		w.Header().Set("Idempotent-Replayed", "true")
+	default:
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
@@ -106,6 +114,20 @@ func writeOK(w http.ResponseWriter, out any) {
 
 // rawJSON is a response body already rendered by its handler.
 type rawJSON []byte
+
+// replayedJSON is the stored response an idempotent retry gets again.
+type replayedJSON []byte
+
+// renderedBody is a handler's own bytes, replayed or not, else nil.
+func renderedBody(out any) []byte {
+	switch body := out.(type) {
+	case rawJSON:
+		return body
+	case replayedJSON:
+		return body
+	}
+	return nil
+}
 
 // writeError writes the protocol's error envelope.
 func writeError(w http.ResponseWriter, reqID string, e *protocol.Error) {

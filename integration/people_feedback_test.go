@@ -60,8 +60,12 @@ func TestPeopleFeedbackAnonymous(t *testing.T) {
 	if replay.Status != 200 || !bytes.Equal(replay.Body, first.Body) {
 		t.Fatalf("replay is not byte-identical:\n%s\n%s", first.Body, replay.Body)
 	}
-	// The body is the first call's; the retry's own id is its header, and
-	// its audit record says it was a replay.
+	// The body is the first call's; the retry says it is a replay
+	// (Idempotent-Replayed), its own id is its header, and its audit
+	// record says it was a replay.
+	if replay.Header.Get("Idempotent-Replayed") != "true" || first.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("Idempotent-Replayed: first %q, replay %q", first.Header.Get("Idempotent-Replayed"), replay.Header.Get("Idempotent-Replayed"))
+	}
 	replayID := replay.Header.Get("X-Request-Id")
 	if replayID == "" || replayID == first.Header.Get("X-Request-Id") {
 		t.Fatalf("the replay's X-Request-Id %q is not its own", replayID)
