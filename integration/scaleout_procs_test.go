@@ -65,6 +65,11 @@ func startGateProc(t *testing.T, bin, name string, port int, caddyfile string) *
 	}
 	go func() { _ = p.cmd.Wait(); close(p.exited) }()
 	t.Cleanup(p.kill)
+	t.Cleanup(func() { // runs before kill: a failed test shows what each gate logged
+		if t.Failed() {
+			t.Logf("%s's log, its end:\n%s", name, p.logTail())
+		}
+	})
 	p.waitHealthy()
 	return p
 }
