@@ -153,7 +153,6 @@ http://:%d {
 		ragflow {
 			url %s
 			api_key %s
-			timeout 5s
 		}
 		sessions {
 			store redis
