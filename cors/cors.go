@@ -28,8 +28,10 @@ var DefaultHeaders = []string{"Authorization", "Content-Type", "X-Session-Token"
 // exposed are the response headers a page's script may read: besides the
 // request id and the auth challenge, the three fields every 429 carries
 // (Retry-After, RateLimit, RateLimit-Policy), so a docs page can tell its
-// reader how long to wait and which budget is spent.
-const exposed = "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate"
+// reader how long to wait and which budget is spent, and the mark a
+// feedback retry's replay carries (Idempotent-Replayed), so a page that
+// retried a report can tell it was recorded once already.
+const exposed = "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Idempotent-Replayed"
 
 // Config is the cors block.
 type Config struct {

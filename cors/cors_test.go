@@ -58,7 +58,7 @@ func TestOnlyCoveredPaths(t *testing.T) {
 		t.Fatal("an actual request must go on to the gate")
 	}
 	if w.Header().Get("Access-Control-Allow-Origin") != "https://docs.example.com" || w.Header().Get("Access-Control-Allow-Credentials") != "true" ||
-		w.Header().Get("Access-Control-Expose-Headers") != "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate" {
+		w.Header().Get("Access-Control-Expose-Headers") != "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Idempotent-Replayed" {
 		t.Fatalf("actual request headers: %v", w.Header())
 	}
 	agents := New(Config{Origins: []string{"*"}, Paths: []string{"/answer/", "/agent/"}})

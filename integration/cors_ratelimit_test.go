@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// A docs page can read a 429's Retry-After, RateLimit and RateLimit-Policy:
-// the refusal from its origin carries the CORS headers, and the fields
-// are exposed to the page's script.
+// A docs page can read a 429's Retry-After, RateLimit and RateLimit-Policy
+// (and a feedback replay's Idempotent-Replayed): the refusal from its
+// origin carries the CORS headers, and the fields are exposed to the
+// page's script.
 func TestCORSExposesTheRateLimitFields(t *testing.T) {
 	const docs = "https://docs.example.com"
 	g := startGate(t, gateOptions{extraOptions: "cors {\n allowed_origins " + docs + "\n}"})
@@ -28,7 +29,7 @@ func TestCORSExposesTheRateLimitFields(t *testing.T) {
 	for _, h := range strings.Split(r.Header.Get("Access-Control-Expose-Headers"), ",") {
 		exposed = append(exposed, strings.ToLower(strings.TrimSpace(h)))
 	}
-	for _, want := range []string{"retry-after", "ratelimit", "ratelimit-policy"} {
+	for _, want := range []string{"retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed"} {
 		if !slices.Contains(exposed, want) {
 			t.Errorf("%s is not exposed to the page: %q", want, r.Header.Get("Access-Control-Expose-Headers"))
 		}
