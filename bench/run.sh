@@ -348,7 +348,7 @@ per_repeat_rows() {
 # history_table: the committed results' history rows and this run's, so a
 # regression shows against earlier runs of the same script.
 history_table() {
-	local commit ratio cpu cold cached ask
+	local commit ratio cpu cold cached ask machine
 	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	ratio=$(awk -v b="${R[B,32,rps]}" -v a="${R[A,32,rps]}" 'BEGIN {printf "%.2f", b / a}')
 	cpu="${R[B-A,1,cpu]} / ${R[B-A,32,cpu]}"
@@ -359,6 +359,7 @@ history_table() {
 		cached=$(us "$(decide_ns 10000 cached)")
 	fi
 	ask=${R[C,32,cpu]}
+	machine=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/(R)//g; s/ Processor//; s/^ *//')
 	cat <<MD
 
 ## History
@@ -370,13 +371,20 @@ cached Decide with 10,000 agents, and the gate's CPU per ask (C, 32
 connections; the development RAGFlow runs in its own process), each the
 median of the run's repeats (1: a single run). The added CPU is the median
 of the differences within each repeat from 2026-11-25 on, and the
-difference of the two medians before.
+difference of the two medians before. Every figure is this machine's CPU
+time, so rows compare only with rows of the same machine (its CPU model
+in the third column). The 2.1 GHz Xeon of 2026-11-27 is much slower than
+the EPYC of the rows before: code unchanged between the two runs costs
+2.5–3 times as much there (a 4 KB Meilisearch response normalized 1.8 →
+5.1 µs, an HS256 token verified 4.0 → 12.0 µs), OPA's own evaluator 1.65
+times (topdown, 168 → 277 µs) and a plain reverse_proxy (A) 1.45 times
+(72 → 104 µs a request at 32 connections).
 
-| date | commit | repeats | B / A | B − A CPU µs | Decide uncached µs | Decide cached µs | ask CPU µs |
-|---|---|---:|---:|---:|---:|---:|---:|
+| date | commit | machine | repeats | B / A | B − A CPU µs | Decide uncached µs | Decide cached µs | ask CPU µs |
+|---|---|---|---:|---:|---:|---:|---:|---:|
 MD
 	[[ -n $HISTORY_ROWS ]] && printf '%s\n' "$HISTORY_ROWS"
-	echo "| $(date -u '+%Y-%m-%d %H:%M') | \`$commit\` | $REPEATS | $ratio | $cpu | $cold | $cached | $ask |"
+	echo "| $(date -u '+%Y-%m-%d %H:%M') | \`$commit\` | $machine | $REPEATS | $ratio | $cpu | $cold | $cached | $ask |"
 }
 
 write_results() {
