@@ -12,10 +12,10 @@
 # repeated this many times, the targets in mirrored orders in turn, and
 # the medians reported; default 5), BENCH_MICRO (1 = also run the Go
 # micro-benchmarks, default 1), BENCH_BENCHTIME (go test -benchtime,
-# default 1s), BENCH_PROFILE (1 = after the load runs, profile a B run at
-# BENCH_PROFILE_CONNS connections, default 32, through Caddy's pprof
-# endpoint: CPU and allocations, top entries in bench/out/profile_*.txt;
-# default 0). Everything listens on 127.0.0.1:18xxx and every step is
+# default 1s), BENCH_PROFILE (1 = after the load runs, profile a run of
+# BENCH_PROFILE_TARGET, B (default), C or M, at BENCH_PROFILE_CONNS
+# connections, default 32, through Caddy's pprof endpoint: CPU and
+# allocations, top entries in bench/out/profile_*.txt; default 0). Everything listens on 127.0.0.1:18xxx and every step is
 # time-bounded. Exits non-zero if any load run saw an error or a non-2xx.
 set -euo pipefail
 
@@ -41,6 +41,7 @@ MICRO=${BENCH_MICRO:-1}
 BENCHTIME=${BENCH_BENCHTIME:-1s}
 PROFILE=${BENCH_PROFILE:-0}
 PROFILE_CONNS=${BENCH_PROFILE_CONNS:-32}
+PROFILE_TARGET=${BENCH_PROFILE_TARGET:-B}
 if [[ $QUICK == 1 ]]; then
 	# Not a measurement: each run once and short, the micro-benchmarks a few
 	# iterations each, the results beside the real ones and no history row.
@@ -50,6 +51,7 @@ if [[ $QUICK == 1 ]]; then
 fi
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_REPEATS must be a positive number" >&2; exit 2; }
 [[ $PROFILE_CONNS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_PROFILE_CONNS must be a positive number" >&2; exit 2; }
+[[ $PROFILE_TARGET =~ ^[BCM]$ ]] || { echo "bench: BENCH_PROFILE_TARGET must be B, C or M" >&2; exit 2; }
 ADMIN=127.0.0.1:18019
 GATE=127.0.0.1:18080
 PROXY=127.0.0.1:18081
@@ -57,7 +59,7 @@ STANDIN=127.0.0.1:18090
 RAGFLOW=127.0.0.1:18093
 COMMAND="bash bench/run.sh"
 if [[ $QUICK == 1 ]]; then COMMAND+=" --quick"; fi
-for v in BENCH_DURATION BENCH_WARMUP BENCH_REPEATS BENCH_MICRO BENCH_BENCHTIME BENCH_PROFILE BENCH_PROFILE_CONNS; do
+for v in BENCH_DURATION BENCH_WARMUP BENCH_REPEATS BENCH_MICRO BENCH_BENCHTIME BENCH_PROFILE BENCH_PROFILE_CONNS BENCH_PROFILE_TARGET; do
 	if [[ -n ${!v:-} ]]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 
@@ -295,22 +297,28 @@ timeout 300 go build -o "$OUT/reloadp99" ./bench/internal/reloadp99
 reload_run B
 reload_run varied -vary 500
 
-# profile_b: CPU and allocation profiles of the gate during a B run.
-profile_b() {
-	local secs=${DURATION%s}
-	echo "bench: profiling B at $PROFILE_CONNS connections for $DURATION"
-	wrk_run "$PROFILE_CONNS" "$((secs + 4))s" $GATE $B_PATH "$B_BODY" "$TOKEN" >"$OUT/profile_wrk.txt" &
+# profile_target: CPU and allocation profiles of the gate during a run of
+# PROFILE_TARGET (B, C or M).
+profile_target() {
+	local secs=${DURATION%s} path body headers=
+	case $PROFILE_TARGET in
+	B) path=$B_PATH body=$B_BODY ;;
+	C) path=$C_PATH body=$C_BODY ;;
+	M) path=$M_PATH body=$M_BODY headers=$M_HEADERS ;;
+	esac
+	echo "bench: profiling $PROFILE_TARGET at $PROFILE_CONNS connections for $DURATION"
+	wrk_run "$PROFILE_CONNS" "$((secs + 4))s" $GATE "$path" "$body" "$TOKEN" "$headers" >"$OUT/profile_wrk.txt" &
 	local wrk_pid=$!
 	sleep 2
 	curl -s --max-time $((secs + 20)) -o "$OUT/cpu.pb.gz" "http://$ADMIN/debug/pprof/profile?seconds=$((secs / 2))"
 	curl -s --max-time $((secs + 20)) -o "$OUT/allocs.pb.gz" "http://$ADMIN/debug/pprof/allocs?seconds=$((secs / 2))"
-	wait "$wrk_pid" || die "the profiled B run failed"
+	wait "$wrk_pid" || die "the profiled $PROFILE_TARGET run failed"
 	go tool pprof -top -nodecount=40 wikigate "$OUT/cpu.pb.gz" >"$OUT/profile_cpu.txt" 2>&1
 	go tool pprof -top -cum -nodecount=60 wikigate "$OUT/cpu.pb.gz" >"$OUT/profile_cpu_cum.txt" 2>&1
 	go tool pprof -top -sample_index=alloc_space -nodecount=40 wikigate "$OUT/allocs.pb.gz" >"$OUT/profile_allocs.txt" 2>&1
 	go tool pprof -top -cum -sample_index=alloc_space -nodecount=60 wikigate "$OUT/allocs.pb.gz" >"$OUT/profile_allocs_cum.txt" 2>&1
 }
-if [[ $PROFILE == 1 ]]; then profile_b; fi
+if [[ $PROFILE == 1 ]]; then profile_target; fi
 cleanup
 PIDS=()
 
