@@ -15,8 +15,9 @@
 # default 1s), BENCH_PROFILE (1 = after the load runs, profile a run of
 # BENCH_PROFILE_TARGET, B (default), C or M, at BENCH_PROFILE_CONNS
 # connections, default 32, through Caddy's pprof endpoint: CPU and
-# allocations, top entries in bench/out/profile_*.txt; default 0). Everything listens on 127.0.0.1:18xxx and every step is
-# time-bounded. Exits non-zero if any load run saw an error or a non-2xx.
+# allocations, top entries in bench/out/profile_*.txt; default 0).
+# Everything listens on 127.0.0.1:18xxx and every step is time-bounded.
+# Exits non-zero if any load run saw an error or a non-2xx.
 set -euo pipefail
 
 QUICK=0
