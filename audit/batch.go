@@ -36,7 +36,23 @@ type BatchOptions struct {
 	// write that still had no room after MaxWait, a write after Close, or
 	// a failed file write. It must not write to this BatchWriter.
 	OnLoss func(lostLines int, err error)
+	// Sync is the durable mode (group commit): each batch is written and
+	// then synced (fsync, when the writer has a Sync method) before the
+	// writes it holds return, and a batch is written as soon as the one
+	// before it landed instead of FlushDelay later: the lines that arrive
+	// while one batch is being synced share the next write and sync.
+	Sync bool
+	// SyncWait bounds how long a write waits for its batch to land in
+	// the durable mode (default DefaultSyncWait); past it the write
+	// returns ErrNotLanded and its line may still land.
+	SyncWait time.Duration
 }
+
+// DefaultSyncWait bounds a durable write's wait for its batch.
+const DefaultSyncWait = 10 * time.Second
+
+// ErrNotLanded is a durable write whose batch did not land within SyncWait.
+var ErrNotLanded = errors.New("audit: the record's batch was not on disk within the sync wait")
 
 // BatchWriter takes the file write off the request: Write appends to a
 // pending buffer and one goroutine writes what is pending in one write
@@ -46,7 +62,9 @@ type BatchOptions struct {
 // audited) and only then give the line up, counted in Lost and reported to
 // OnLoss. Under a ChainWriter a lost line leaves a gap in the chain, so
 // `wikigate audit verify` shows it too. Close and Flush write everything
-// pending.
+// pending. In the durable mode (BatchOptions.Sync) a write returns only
+// once its batch was written and synced: one write and one fsync per
+// batch, the callers held meanwhile.
 type BatchWriter struct {
 	w   io.Writer
 	opt BatchOptions
@@ -55,6 +73,7 @@ type BatchWriter struct {
 	pending []byte
 	room    chan struct{} // closed (and replaced) after each flush
 	closed  bool
+	batch   *landing // what the pending lines wait for in the durable mode
 
 	flushMu sync.Mutex // one flush at a time, in order
 	spare   []byte
@@ -67,13 +86,22 @@ type BatchWriter struct {
 	lost atomic.Uint64
 }
 
+// landing is one batch's outcome: done is closed once it was written (and
+// synced), err says how that went.
+type landing struct {
+	done chan struct{}
+	err  error
+}
+
+func newLanding() *landing { return &landing{done: make(chan struct{})} }
+
 // NewBatchWriter starts the flushing goroutine; Close stops it.
 func NewBatchWriter(w io.Writer, opt BatchOptions) *BatchWriter {
 	opt.withDefaults()
 	b := &BatchWriter{
 		w: w, opt: opt,
 		pending: make([]byte, 0, opt.FlushSize), spare: make([]byte, 0, opt.FlushSize),
-		room: make(chan struct{}),
+		room: make(chan struct{}), batch: newLanding(),
 		kick: make(chan struct{}, 1), full: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
@@ -97,20 +125,43 @@ func (o *BatchOptions) withDefaults() {
 	if o.MaxWait <= 0 {
 		o.MaxWait = DefaultMaxWait
 	}
+	if o.SyncWait <= 0 {
+		o.SyncWait = DefaultSyncWait
+	}
 }
 
 // Write queues p whole (a line is never split across batches). It returns
-// an error only when p is lost.
+// an error only when p is lost; in the durable mode it returns once p's
+// batch landed (or SyncWait passed: ErrNotLanded).
 func (b *BatchWriter) Write(p []byte) (int, error) {
+	t, err := b.Queue(p)
+	if err == nil {
+		err = b.Await(t)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Ticket names the batch a queued line went into.
+type Ticket struct{ l *landing }
+
+// Queue queues p whole, like Write, and returns at once with the ticket
+// Await waits on: a caller that must keep the order of its lines (the
+// chain) queues under its own lock and waits outside it, so the lines of
+// many callers share one batch.
+func (b *BatchWriter) Queue(p []byte) (Ticket, error) {
 	b.mu.Lock()
 	if err := b.waitForRoom(len(p)); err != nil {
 		b.mu.Unlock()
 		b.loss(p, err)
-		return 0, err
+		return Ticket{}, err
 	}
 	first := len(b.pending) == 0
 	b.pending = append(b.pending, p...)
 	size := len(b.pending)
+	t := Ticket{b.batch}
 	b.mu.Unlock()
 	if first {
 		signal(b.kick)
@@ -118,7 +169,24 @@ func (b *BatchWriter) Write(p []byte) (int, error) {
 	if size >= b.opt.FlushSize {
 		signal(b.full)
 	}
-	return len(p), nil
+	return t, nil
+}
+
+// Await waits, in the durable mode, until the ticket's batch landed, at
+// most SyncWait; it returns the batch's write or sync error. Without the
+// durable mode it returns at once.
+func (b *BatchWriter) Await(t Ticket) error {
+	if !b.opt.Sync || t.l == nil {
+		return nil
+	}
+	timer := time.NewTimer(b.opt.SyncWait)
+	defer timer.Stop()
+	select {
+	case <-t.l.done:
+		return t.l.err
+	case <-timer.C:
+		return ErrNotLanded
+	}
 }
 
 // waitForRoom waits, with b.mu held on entry and on return, until n more
@@ -163,7 +231,9 @@ func (b *BatchWriter) run() {
 	for {
 		select {
 		case <-b.kick:
-			if !b.gather(delay) {
+			// The durable mode does not gather: what came while the last
+			// batch was synced goes now (group commit).
+			if !b.opt.Sync && !b.gather(delay) {
 				b.flush()
 				return
 			}
@@ -190,26 +260,43 @@ func (b *BatchWriter) gather(delay *time.Timer) bool {
 	return true
 }
 
-// flush writes everything pending in one write call and wakes the writers
-// waiting for room.
+// flush writes everything pending in one write call (and, in the durable
+// mode, syncs it), then wakes the writers waiting for room and those
+// waiting for the batch to land.
 func (b *BatchWriter) flush() error {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
 	b.mu.Lock()
-	batch := b.pending
+	batch, landed := b.pending, b.batch
 	b.pending = b.spare[:0]
+	if len(batch) > 0 {
+		b.batch = newLanding()
+	}
 	b.mu.Unlock()
 	var err error
 	if len(batch) > 0 {
-		if _, err = b.w.Write(batch); err != nil {
-			b.loss(batch, err)
-		}
+		err = b.write(batch)
+		landed.err = err
+		close(landed.done)
 	}
 	b.spare = batch[:0]
 	b.mu.Lock()
 	close(b.room)
 	b.room = make(chan struct{})
 	b.mu.Unlock()
+	return err
+}
+
+// write is one batch's write call, and its sync in the durable mode; a
+// batch that failed either is counted lost.
+func (b *BatchWriter) write(batch []byte) error {
+	_, err := b.w.Write(batch)
+	if s, ok := b.w.(interface{ Sync() error }); err == nil && b.opt.Sync && ok {
+		err = s.Sync()
+	}
+	if err != nil {
+		b.loss(batch, err)
+	}
 	return err
 }
 

@@ -157,8 +157,9 @@ func TestChainFileUnderConcurrency(t *testing.T) {
 	if err := cf.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if rep := verifyFile(t, path); len(rep.Problems) != 0 || rep.Records != 2000 || len(rep.Heads) != 1 {
-		t.Fatalf("verify: %d records, problems %v, %d streams; want 2000, none, 1", rep.Records, rep.Problems, len(rep.Heads))
+	// 2000 calls between the stream's start and close records.
+	if rep := verifyFile(t, path); len(rep.Problems) != 0 || rep.Records != 2002 || len(rep.Heads) != 1 || rep.Count(EndClosed) != 1 {
+		t.Fatalf("verify: %d records, problems %v, %d streams, ends %v; want 2002, none, 1 closed", rep.Records, rep.Problems, len(rep.Heads), rep.Ends)
 	}
 }
 

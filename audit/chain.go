@@ -51,9 +51,12 @@ func (c *ChainWriter) Stream() string { return c.stream }
 
 // Write chains every line of p (zap hands over one entry per call). A line
 // that is not a JSON object is written unchanged and left out of the chain.
+// Over a writer that queues (BatchWriter) the lines are queued under the
+// chain's lock, which keeps the file in chain order, and the wait for them
+// to land (the durable mode) happens outside it, so callers waiting on one
+// sync do not keep others from joining the next batch.
 func (c *ChainWriter) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.buf = c.buf[:0]
 	rest := p
 	for len(rest) > 0 {
@@ -64,10 +67,30 @@ func (c *ChainWriter) Write(p []byte) (int, error) {
 			c.buf = append(c.buf, '\n')
 		}
 	}
-	if _, err := c.w.Write(c.buf); err != nil {
+	q, queues := c.w.(queuer)
+	if !queues {
+		_, err := c.w.Write(c.buf)
+		c.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	t, err := q.Queue(c.buf)
+	c.mu.Unlock()
+	if err == nil {
+		err = q.Await(t)
+	}
+	if err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// queuer queues a write and tells when it landed (BatchWriter).
+type queuer interface {
+	Queue(p []byte) (Ticket, error)
+	Await(t Ticket) error
 }
 
 // appendLine appends line, chained when it is a JSON object, and advances

@@ -52,24 +52,29 @@ func verifyFile(t *testing.T, path string) Report {
 
 func TestChainVerifiesUntouchedLogAcrossRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.log")
-	writeChain(t, path, 3)
+	writeChain(t, path, 3) // start, 3 calls, close
 	writeChain(t, path, 2) // a restart appending: a new stream
 	ls := lines(t, path)
-	if !strings.Contains(ls[0], `"request_id":"req-1"`) || !strings.Contains(ls[0], `"seq":1,"stream":"`) || !strings.Contains(ls[0], `"prev_hash":""}`) {
-		t.Fatalf("first record lacks its chain fields: %s", ls[0])
+	if !strings.Contains(ls[0], `"audit_event":"start"`) || !strings.Contains(ls[0], `"seq":1,"stream":"`) || !strings.Contains(ls[0], `"prev_hash":""}`) {
+		t.Fatalf("first line is not a start record with its chain fields: %s", ls[0])
 	}
-	if !strings.Contains(ls[3], `"seq":1,`) || !strings.Contains(ls[3], HashLine([]byte(ls[2]))) {
-		t.Errorf("the restarted stream does not name the old chain's last hash: %s", ls[3])
+	if !strings.Contains(ls[1], `"request_id":"req-1"`) || !strings.Contains(ls[1], `"seq":2,`) || !strings.Contains(ls[4], `"audit_event":"close"`) {
+		t.Fatalf("records and close record: %s%s", ls[1], ls[4])
+	}
+	old := strings.SplitN(ls[4], `"stream":"`, 2)[1][:16]
+	if !strings.Contains(ls[5], `"seq":1,`) || !strings.Contains(ls[5], HashLine([]byte(ls[4]))) ||
+		!strings.Contains(ls[5], `"prev_stream":"`+old+`","prev_seq":5,"prev_closed":true`) {
+		t.Errorf("the restarted stream's start record does not name the old chain's end (stream %s, seq 5, closed, its hash): %s", old, ls[5])
 	}
 	rep := verifyFile(t, path)
-	if len(rep.Problems) != 0 || rep.Records != 5 || len(rep.Heads) != 2 {
+	if len(rep.Problems) != 0 || rep.Records != 9 || len(rep.Heads) != 2 || rep.Count(EndClosed) != 2 {
 		t.Fatalf("untouched log: %+v", rep)
 	}
 }
 
 func TestVerifyNamesTamperedLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.log")
-	writeChain(t, path, 5)
+	writeChain(t, path, 4) // start, 4 calls, close: seq 1 to 6
 	orig := lines(t, path)
 	cases := map[string]struct {
 		edit       func([]string) []string
