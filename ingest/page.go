@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"path"
 	"strings"
 	"time"
 )
@@ -49,25 +48,10 @@ func pathPrefixes(p string) []string {
 	return out
 }
 
-// pageURL builds the published URL of rel (relative to its version root).
+// pageURL builds the published URL of rel (relative to its version root)
+// by the mapping's rule, which the gate reads backwards (package sitemap).
 func (m *Mapping) pageURL(version, rel, slug string) string {
-	var p string
-	switch {
-	case strings.HasPrefix(slug, "/"):
-		p = strings.TrimPrefix(slug, "/")
-	case slug != "":
-		p = path.Join(path.Dir(rel), slug)
-	default:
-		p = strings.TrimSuffix(rel, path.Ext(rel))
-		if path.Base(p) == "index" {
-			p = strings.TrimSuffix(p, "index")
-		}
-	}
-	if version != m.CurrentVersion && !m.URL.NoVersionSegment {
-		p = version + "/" + p
-	}
-	base := strings.TrimSuffix(m.URL.Base, "/")
-	return base + "/" + strings.TrimPrefix(p, "./")
+	return m.Site().PageURL(version, rel, slug)
 }
 
 // Document is the Meilisearch document of the page, fields in the order the
