@@ -21,9 +21,14 @@ type Page struct {
 	PathPrefixes []string
 	Headings     []string
 	Content      string
-	UpdatedAt    time.Time
-	// Hash is the hex SHA-256 of every other field, so any change the gate
-	// could show (a title, a status move, content) re-uploads the page.
+	// UpdatedAt is the front matter's date, else the last git commit's
+	// time, else zero (absent from the document). It is not in Hash: a
+	// date moves without the page changing (a commit touching other
+	// lines of the file, a rebase), and no backend need re-index for it.
+	UpdatedAt time.Time
+	// Hash is the hex SHA-256 of the fields the gate reads (text, title,
+	// URL, project, version, status, path, headings), so any change the
+	// gate could show re-uploads the page, and nothing else does.
 	Hash string
 	// Source is the file the page came from, relative to the source root.
 	Source string
@@ -56,21 +61,30 @@ func (m *Mapping) pageURL(version, rel, slug string) string {
 
 // Document is the Meilisearch document of the page, fields in the order the
 // gate's index lists them (id first, contentHash last).
+// updatedAt is left out when the page has no date.
 func (p *Page) Document() map[string]any {
+	doc := p.identity()
+	doc["contentHash"] = p.Hash
+	if !p.UpdatedAt.IsZero() {
+		doc["updatedAt"] = p.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	return doc
+}
+
+// identity is what the hash covers: every field of the document but the
+// date and the hash itself.
+func (p *Page) identity() map[string]any {
 	return map[string]any{
 		"id": p.ID, "path": p.Path, "url": p.URL, "title": p.Title,
 		"project": p.Project, "version": p.Version, "status": p.Status,
 		"pathPrefixes": nonNil(p.PathPrefixes), "headings": nonNil(p.Headings),
-		"content": p.Content, "updatedAt": p.UpdatedAt.UTC().Format(time.RFC3339),
-		"contentHash": p.Hash,
+		"content": p.Content,
 	}
 }
 
-// computeHash fills Hash from the document's other fields.
+// computeHash fills Hash from the page's identity.
 func (p *Page) computeHash() {
-	doc := p.Document()
-	delete(doc, "contentHash")
-	raw, _ := json.Marshal(doc) // map keys are sorted: a stable encoding
+	raw, _ := json.Marshal(p.identity()) // map keys are sorted: a stable encoding
 	sum := sha256.Sum256(raw)
 	p.Hash = hex.EncodeToString(sum[:])
 }

@@ -86,8 +86,8 @@ func TestRAGFlowParseFailureIsAPageFailure(t *testing.T) {
 	fake := &fakeRAGFlow{parseEnds: "FAIL", docs: map[string]map[string]any{}}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	m := &Mapping{Projects: []ProjectRule{{ID: "kunora-ops", Path: "operations"}}}
-	if err := m.normalize(); err != nil {
+	m, err := ParseMapping([]byte("projects: [{id: kunora-ops, path: operations}]"), "test")
+	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 )
 
 // Failure is one page that could not be read or written, by its source path.
@@ -50,8 +50,35 @@ func roots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 
 // ReadTree reads every page of the site at src. Pages that cannot be mapped
 // are failures, not errors: one bad page must not stop a whole wiki's load.
+// A page without a date in its front matter takes the time of the last git
+// commit that touched its file when src is in a git work tree (gitTimes);
+// never the file's modification time, which a clone, a copy or a touch
+// changes without changing the page.
 func ReadTree(src string, m *Mapping) ([]Page, []Failure, error) {
-	return ReadFS(os.DirFS(src), m)
+	pages, fails, err := ReadFS(os.DirFS(src), m)
+	if err != nil {
+		return nil, nil, err
+	}
+	addGitTimes(context.Background(), src, pages)
+	return pages, fails, nil
+}
+
+// addGitTimes fills UpdatedAt from git for the pages whose front matter
+// gave none. UpdatedAt is not part of the hash, so this changes no page's
+// identity.
+func addGitTimes(ctx context.Context, src string, pages []Page) {
+	var files []string
+	for _, p := range pages {
+		if p.UpdatedAt.IsZero() {
+			files = append(files, p.Source)
+		}
+	}
+	times := gitTimes(ctx, src, files)
+	for i := range pages {
+		if t, ok := times[pages[i].Source]; ok && pages[i].UpdatedAt.IsZero() {
+			pages[i].UpdatedAt = t
+		}
+	}
 }
 
 // ReadFS is ReadTree over a file system whose root is the site root (an
@@ -126,26 +153,13 @@ func readPage(fsys fs.FS, r versionRoot, file string, m *Mapping) (Page, error) 
 	if !validStatuses[p.Status] {
 		return Page{ID: p.ID}, fmt.Errorf("status %q: want approved or working", p.Status)
 	}
-	if p.UpdatedAt, err = pageTime(fsys, file, fm); err != nil {
+	if p.UpdatedAt, err = fm.updatedAt(); err != nil {
 		return Page{ID: p.ID}, err
 	}
 	p.URL = m.pageURL(r.version, rel, fm.Slug)
 	p.PathPrefixes = pathPrefixes(p.Path)
 	p.computeHash()
 	return p, nil
-}
-
-// pageTime is the front matter date, else the file's modification time.
-func pageTime(fsys fs.FS, file string, fm frontMatter) (time.Time, error) {
-	t, err := fm.updatedAt()
-	if err != nil || !t.IsZero() {
-		return t, err
-	}
-	st, err := fs.Stat(fsys, file)
-	if err != nil {
-		return t, err
-	}
-	return st.ModTime().UTC().Truncate(1e9), nil
 }
 
 func firstHeading(hs []string) string {
