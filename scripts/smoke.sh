@@ -96,6 +96,9 @@ expect improvement_task 200 '"created":true' -- "$GATE/agent/tools/create_improv
 	-d '{"eventType":"qa_no_answer","question":"What is the payroll schedule for contractors?","title":"Document the contractor payroll schedule","scope":{"projects":["kunora-kgent"]}}'
 # Caddy-layer errors carry the protocol's envelope (handle_errors + wikigate_error)
 expect caddy_layer_error 400 '"invalid_request"' -- "$GATE/agent/tools/search" -H "Host: ..." -d '{}'
+# max_header_size 32KiB (Caddyfile): a 30 KB header passes, a 40 KB one is Go's 431
+hdr() { curl -sS -o /dev/null -w '%{http_code}' "$GATE/healthz" -H "X-Big: $(head -c "$1" /dev/zero | tr '\0' a)"; }
+if [ "$(hdr 30000)" = 200 ] && [ "$(hdr 40000)" = 431 ]; then echo "ok   header limit 32 KiB (30 KB: 200, 40 KB: 431)"; else echo "FAIL header limit: 30 KB got $(hdr 30000), 40 KB got $(hdr 40000)" >&2; fail=1; fi
 # the admin API is an owner-only unix socket in the data dir; reload and metrics go through it
 if [ "$(stat -c %a "$work/admin.sock" 2>/dev/null)" = 600 ]; then echo "ok   admin socket is 0600"; else echo "FAIL admin socket is not an owner-only socket" >&2; fail=1; fi
 if ./wikigate reload --config Caddyfile >>"$work/server.log" 2>&1; then echo "ok   reload via the admin socket"; else echo "FAIL reload via the admin socket" >&2; fail=1; fi
