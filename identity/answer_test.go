@@ -111,5 +111,5 @@ func TestRepeatedCredentialHeadersAreRefused(t *testing.T) {
 	r.Header.Add("Authorization", "Bearer "+token)
 	r.Header.Add("Authorization", "Bearer "+token)
 	p, err := a.AuthenticateAgent(r)
-	checkResult(t, p, err, Principal{}, msgMultipleCredential, token)
+	checkResult(t, p, err, Principal{}, msgOneCredential, token)
 }

@@ -65,7 +65,7 @@ func TestAPIKeyLifecycle(t *testing.T) {
 		{"expired key tampered says invalid", t0.Add(2 * time.Hour), tampered, Principal{}, msgAPIKeyInvalid},
 		{"unknown prefix", t0, "wgk_aaaaaaaa_" + plain[13:], Principal{}, msgAPIKeyInvalid},
 		{"wrong shape", t0, "sk-live-1234", Principal{}, msgAPIKeyInvalid},
-		{"empty header", t0, "", Principal{}, msgAPIKeyInvalid},
+		{"empty header", t0, "", Principal{}, msgEmptyCredential},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

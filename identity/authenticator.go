@@ -64,7 +64,7 @@ func (a *Authenticator) Close() error {
 }
 
 // AuthenticateAgent authenticates a call to /agent/tools/*: an API key in
-// X-Agent-Api-Key, else an agent bearer token.
+// X-Agent-Api-Key or an agent bearer token, never both (ReadCredential).
 func (a *Authenticator) AuthenticateAgent(r *http.Request) (Principal, error) {
 	p, token, err := a.credential(r)
 	switch {
@@ -78,18 +78,20 @@ func (a *Authenticator) AuthenticateAgent(r *http.Request) (Principal, error) {
 	return a.agents.verify(r.Context(), token)
 }
 
-// credential reads the caller's credential, API key first: a key yields
-// the principal it authenticates, else the bearer token ("" when none).
+// credential reads the caller's one credential (ReadCredential): an API
+// key yields the principal it authenticates, a bearer its token ("" when
+// the request carries no credential). A refused credential is the answer:
+// it never falls through to another credential or to anonymous.
 func (a *Authenticator) credential(r *http.Request) (*Principal, string, error) {
-	if key, present, err := SingleHeader(r, HeaderAPIKey); err != nil || present {
-		if err != nil {
-			return nil, "", err
-		}
-		p, err := a.authenticateAPIKey(key)
+	c, err := ReadCredential(r)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case c.Kind == PresentedAPIKey:
+		p, err := a.authenticateAPIKey(c.Value)
 		return &p, "", err
 	}
-	token, _, err := bearerToken(r)
-	return nil, token, err
+	return nil, c.Value, nil
 }
 
 func deref(p *Principal) Principal {
@@ -142,10 +144,10 @@ func (a *Authenticator) authenticateAPIKey(key string) (Principal, error) {
 	return Principal{Type: TypeAgent, ID: rec.Agent, Credential: CredentialAPIKey, KeyID: rec.Prefix}, nil
 }
 
-// SingleHeader returns the one value of credential header name, trimmed.
-// Repeated headers are refused (unauthorized): proxies disagree on which
-// copy wins, so a WAF could check one copy while the gate uses the other.
-// The session routes use it for X-Session-Token.
+// SingleHeader returns the one value of header name, trimmed. Repeated
+// headers are refused (unauthorized): proxies disagree on which copy wins,
+// so a WAF could check one copy while the gate uses the other. The session
+// routes use it for X-Session-Token; credentials are read by ReadCredential.
 func SingleHeader(r *http.Request, name string) (value string, present bool, err error) {
 	values := r.Header.Values(name)
 	switch len(values) {
@@ -156,24 +158,6 @@ func SingleHeader(r *http.Request, name string) (value string, present bool, err
 	default:
 		return "", true, unauthorized(msgMultipleCredential)
 	}
-}
-
-// bearerToken extracts the token of "Authorization: Bearer <token>"; the
-// scheme is case-insensitive (RFC 9110 §11.1).
-func bearerToken(r *http.Request) (token string, present bool, err error) {
-	header, present, err := SingleHeader(r, "Authorization")
-	if err != nil || !present {
-		return "", present, err
-	}
-	scheme, token, _ := strings.Cut(header, " ")
-	if !strings.EqualFold(scheme, "Bearer") {
-		return "", true, unauthorized(msgUnsupportedScheme)
-	}
-	token = strings.TrimSpace(token)
-	if token == "" {
-		return "", true, unauthorized(msgTokenMalformed)
-	}
-	return token, true, nil
 }
 
 // agentPrincipal: agent tokens identify by sub only; their claims never

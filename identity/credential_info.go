@@ -26,11 +26,11 @@ func (a *Authenticator) CredentialInfo(r *http.Request, p Principal) CredentialI
 	case CredentialAPIKey:
 		return a.apiKeyInfo(p.KeyID)
 	case CredentialJWT, CredentialSSO:
-		token, _, err := bearerToken(r)
-		if err != nil || token == "" {
+		c, err := ReadCredential(r)
+		if err != nil || c.Kind != PresentedBearer {
 			return CredentialInfo{}
 		}
-		return tokenInfo(token)
+		return tokenInfo(c.Value)
 	}
 	return CredentialInfo{}
 }
@@ -50,7 +50,7 @@ func (a *Authenticator) apiKeyInfo(prefix string) CredentialInfo {
 
 func tokenInfo(token string) CredentialInfo {
 	claims := jwt.MapClaims{}
-	if _, _, err := jwt.NewParser().ParseUnverified(token, claims); err != nil {
+	if _, _, err := jwt.NewParser(jwt.WithStrictDecoding()).ParseUnverified(token, claims); err != nil {
 		return CredentialInfo{}
 	}
 	var info CredentialInfo

@@ -74,6 +74,11 @@ func newVerifier(c JWTConfig, domain string, principal func(string, jwt.MapClaim
 			jwt.WithIssuedAt(), // iat in the future or not a number is refused
 			jwt.WithLeeway(c.Leeway),
 			jwt.WithTimeFunc(d.now),
+			// Base64url without padding only (RFC 7515 §2), its spare
+			// trailing bits zero (RFC 4648 §3.5): a token has one spelling,
+			// and a copy with padding, standard base64's + and /, or
+			// flipped spare bits is refused as malformed.
+			jwt.WithStrictDecoding(),
 		),
 	}
 	if c.JWKSURL != "" {
