@@ -30,7 +30,7 @@ func NewLogger(z *zap.Logger, logQuestions bool) *Logger {
 // maxFields is the most fields a record has; fieldPool holds slices of
 // that capacity, so a record's fields are never allocated or regrown (the
 // encoders copy what they keep).
-const maxFields = 24
+const maxFields = 26
 
 var fieldPool = sync.Pool{New: func() any { fs := make([]zap.Field, 0, maxFields); return &fs }}
 
@@ -61,6 +61,9 @@ func (l *Logger) appendFields(fs []zap.Field, r *Record) []zap.Field {
 		zap.Int("dropped", r.Dropped),
 		zap.Duration("duration", l.now().Sub(r.Start)),
 	)
+	if r.PageNote != "" {
+		fs = append(fs, zap.String("page_note", r.PageNote))
+	}
 	if r.KeyID != "" {
 		fs = append(fs, zap.String("key_id", r.KeyID))
 	}

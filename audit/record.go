@@ -38,6 +38,10 @@ type Record struct {
 	Citations       int
 	Dropped         int
 	SessionID       string
+	// PageNote says why the page a question was asked on did not set its
+	// scope (a page.url outside the site mapping): the call kept the
+	// default scope, and an operator reading the record sees why.
+	PageNote string
 	// MCPSessionID and JSONRPCID tie a call that came through the MCP
 	// front door to its MCP session (none on the stateless revision) and
 	// to the JSON-RPC request, as the client's own logs know them.

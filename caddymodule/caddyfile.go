@@ -28,6 +28,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	wikigate {
 //		site_mode        public-read|authenticated-read
 //		policy_dir       <dir>
+//		site_mapping     <mapping file>
 //		policy {
 //			require_tests       on|off
 //			bundle              <dir | file.tar.gz | https://...>
@@ -140,6 +141,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "wikigate", map[string]func() error{
 		"site_mode":        func() error { return oneArg(d, &h.SiteMode) },
 		"policy_dir":       func() error { return oneArg(d, &h.PolicyDir) },
+		"site_mapping":     func() error { return oneArg(d, &h.SiteMapping) },
 		"policy":           func() error { h.Policy = new(PolicyConfig); return h.Policy.unmarshal(d) },
 		"watch_policy":     func() error { return onOff(d, &h.WatchPolicy) },
 		"max_body_size":    func() error { return sizeArg(d, &h.MaxBodyBytes) },

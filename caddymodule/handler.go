@@ -38,6 +38,8 @@ type Handler struct {
 	SiteMode string `json:"site_mode,omitempty"`
 	// PolicyDir holds the Rego policies and their data. Default "rego".
 	PolicyDir string `json:"policy_dir,omitempty"`
+	// SiteMapping is the mapping file ingest reads (sitemap.go).
+	SiteMapping string `json:"site_mapping,omitempty"`
 	// Policy: tested reloads and bundles (require_tests, bundle...).
 	Policy *PolicyConfig `json:"policy,omitempty"`
 	// WatchPolicy reloads the policy when PolicyDir changes (or polls the
@@ -140,6 +142,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		BackendTimeout:  time.Duration(h.BackendTimeout),
 		SearchIndex:     h.Meilisearch.index(),
 		Stream:          h.Streaming.streamConfig(),
+	}
+	if cfg.Site, err = h.siteResolver(repl); err != nil {
+		return err
 	}
 	if h.Feedback != nil {
 		cfg.FeedbackLimit = h.Feedback.PeopleLimit.feedbackLimit()

@@ -176,6 +176,7 @@ func (g *Gateway) admit(ctx context.Context, in callIn, p identity.Principal, bo
 	if err := checkRequest(req, p, in.rec); err != nil {
 		return nil, err
 	}
+	resolvePage(g.cfg.Site, req.standard().Page, in.rec)
 	c := &call{reqID: in.reqID, pathID: in.pathID, principal: p, req: req, rec: in.rec, progress: in.progress}
 	if in.rt.bind != nil {
 		if err := in.rt.bind(ctx, in.r, c); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/wikigate/wikigate/quota"
 	"github.com/wikigate/wikigate/ratelimit"
 	"github.com/wikigate/wikigate/sessions"
+	"github.com/wikigate/wikigate/sitemap"
 	"github.com/wikigate/wikigate/stream"
 )
 
@@ -71,6 +72,10 @@ type Config struct {
 	Stream         StreamConfig    // streamed answers
 	// FeedbackLimit is each caller's budget on POST /answer/feedback.
 	FeedbackLimit FeedbackLimit
+	// Site maps a question's page.url to the page's path and version
+	// through the site mapping ingest used (README, One site mapping);
+	// nil maps none, so every page.url keeps the default scope.
+	Site *sitemap.Resolver
 }
 
 // Deps are the collaborators the gateway calls.

@@ -2,13 +2,13 @@ package gateway
 
 import (
 	"fmt"
-	"net/url"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wikigate/wikigate/audit"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/scope"
+	"github.com/wikigate/wikigate/sitemap"
 )
 
 // validateStandard checks and normalizes the standard request in place:
@@ -62,52 +62,45 @@ func normalizePage(p *protocol.PageRef) error {
 		return invalid("page takes a path or a url, not both")
 	}
 	if p.URL != "" {
-		path, version, err := pagePathFromURL(p.URL)
-		if err != nil {
-			return err
+		if len(p.URL) > protocol.MaxPathBytes {
+			return invalid("page.url is too long")
 		}
-		p.Version, p.Path = version, path
-	}
-	if p.Path != "" {
-		np, err := scope.NormalizePath("page.path", p.Path)
-		if err != nil {
-			return err
+		if err := sitemap.CheckURL(p.URL); err != nil {
+			return invalid(err.Error())
 		}
-		p.Path = np
+		return nil
 	}
+	np, err := scope.NormalizePath("page.path", p.Path)
+	if err != nil {
+		return err
+	}
+	p.Path = np
 	return nil
 }
 
-// pagePathFromURL maps a docs-site URL back to the page's repository path,
-// the inverse of how pages are published (samplewiki.pageURL):
-// /system/x/ → publish/system/x/index.md. Without the trailing slash,
-// /system/x/y may be the page y.md or the section y/ served without its
-// slash (docs hosts do both), so it maps to publish/system/x/y, which the
-// policy reads either way: a page's section is its parent directory, as
-// for y.md, and a project's root stays inside the project (as y.md would
-// not). A URL naming a .md file keeps it. A leading version segment
-// (/v1.0/x/) is not part of the path: it is the page's docs version,
-// returned apart ("" for an unversioned page), which the policy makes the
-// default scope's version.
-func pagePathFromURL(raw string) (path, version string, err error) {
-	if len(raw) > protocol.MaxPathBytes {
-		return "", "", invalid("page.url is too long")
+// resolvePage maps a valid page.url to the page's repository path and docs
+// version through the site mapping ingest used (README, One site mapping),
+// so a question asked on any URL ingest stored is scoped to that page's
+// project, version and section. A URL the mapping cannot place (outside
+// url.base, or no mapping configured) leaves the page without a path:
+// the question keeps the default scope, and rec says why.
+func resolvePage(site *sitemap.Resolver, p *protocol.PageRef, rec *audit.Record) {
+	if p == nil || p.URL == "" {
+		return
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Path == "" || !strings.HasPrefix(u.Path, "/") {
-		return "", "", invalid("page.url must be a URL whose path starts with /")
+	if site == nil {
+		rec.PageNote = "page.url not mapped: the gate has no site_mapping; default scope"
+		return
 	}
-	p := strings.TrimPrefix(u.Path, "/")
-	if first, rest, ok := strings.Cut(p, "/"); ok && versionSegment.MatchString(first) {
-		p, version = rest, first
+	t, err := site.Resolve(p.URL)
+	if err == nil {
+		t.Path, err = scope.NormalizePath("page.url", t.Path)
 	}
-	if p == "" || strings.HasSuffix(p, "/") {
-		p += "index.md"
+	if err != nil {
+		rec.PageNote = err.Error() + "; default scope"
+		return
 	}
-	path, err = scope.NormalizePath("page.url", "publish/"+p)
-	return path, version, err
+	p.Path, p.Version = t.Path, t.Version
 }
-
-var versionSegment = regexp.MustCompile(`^v[0-9]+(\.[0-9]+)*$`)
 
 func invalid(msg string) error { return protocol.NewError(protocol.CodeInvalidRequest, msg) }

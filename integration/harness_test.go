@@ -60,6 +60,7 @@ type gateOptions struct {
 	ragflowExtra string // ragflow block lines; default "timeout 3s"
 	humanJWT     string // human_jwt block lines; default: the HMAC issuer
 	agentAud     string // agent_jwt audience values; default "wikigate"
+	siteMapping  string // site_mapping file; default the sample wiki's
 }
 
 // startGate loads a configuration shaped like the repo's Caddyfile and stops
@@ -99,7 +100,11 @@ func startGate(t *testing.T, o gateOptions) *gate {
 	if agentAud == "" {
 		agentAud = audience
 	}
-	cfg := fmt.Sprintf(caddyfileTemplate, o.globalExtra, gatePort, o.siteExtra, g.policyDir, g.keysFile, agentAud, jwtSecret, humanJWT,
+	siteMapping := o.siteMapping
+	if siteMapping == "" {
+		siteMapping = filepath.Join("..", "samplewiki", "wiki-map.yaml")
+	}
+	cfg := fmt.Sprintf(caddyfileTemplate, o.globalExtra, gatePort, o.siteExtra, g.policyDir, siteMapping, g.keysFile, agentAud, jwtSecret, humanJWT,
 		upstream, meiliKey, o.meiliExtra, ragUpstream, ragflowKey, ragflowExtra, g.feedbackPath, o.extraOptions, meiliPort, meiliKey, ragPort, ragflowKey)
 	g.config = cfg
 	loadCaddyfile(t, cfg)
@@ -138,6 +143,7 @@ http://:%d {
 	}
 	wikigate {
 		policy_dir %s
+		site_mapping %s
 		api_keys_file %s
 		agent_jwt {
 			issuer wikigate-dev

@@ -89,6 +89,14 @@ func (r *Resolver) lookup(segs []string) (Target, bool) {
 	return r.table.lookup(append(baseSegments(r.m.URL.Base), rest...))
 }
 
+// CheckURL refuses what no site publishes as a page URL (an
+// *InvalidURLError): not a URL, no path, a relative, empty, "." or ".."
+// segment. The gate checks a page.url with it before the call goes on.
+func CheckURL(raw string) error {
+	_, _, err := urlSegments(raw)
+	return err
+}
+
 // urlSegments splits the URL's path into segments, refusing what no page
 // URL holds.
 func urlSegments(raw string) (segs []string, trailing bool, err error) {
