@@ -61,35 +61,3 @@ func (fm frontMatter) updatedAt() (time.Time, error) {
 	}
 	return time.Time{}, nil
 }
-
-// mdxBody drops MDX import/export lines: module plumbing, not page text.
-func mdxBody(body string) string {
-	var out []string
-	for _, line := range strings.Split(body, "\n") {
-		if strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "export ") {
-			continue
-		}
-		out = append(out, line)
-	}
-	return strings.TrimLeft(strings.Join(out, "\n"), "\n")
-}
-
-// headings lists ATX headings outside fenced code blocks.
-func headings(body string) []string {
-	var hs []string
-	fenced := false
-	for _, line := range strings.Split(body, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if !fenced && strings.HasPrefix(t, "#") {
-			h := strings.TrimSpace(strings.TrimLeft(t, "#"))
-			if h != "" && strings.HasPrefix(strings.TrimLeft(t, "#"), " ") {
-				hs = append(hs, h)
-			}
-		}
-	}
-	return hs
-}

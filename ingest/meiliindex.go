@@ -19,7 +19,7 @@ func IndexSettings(stopWords []string) map[string]any {
 		"filterableAttributes": []string{"id", "project", "version", "status", "path", "pathPrefixes"},
 		"searchableAttributes": []string{"title", "headings", "content", "path"},
 		"displayedAttributes": []string{"id", "path", "url", "title", "project", "version", "status",
-			"pathPrefixes", "headings", "content", "updatedAt", "contentHash"},
+			"pathPrefixes", "headings", "content", "updatedAt", "contentHash", "locale"},
 		"stopWords": stopWords,
 	}
 }
@@ -75,6 +75,7 @@ type indexed struct {
 	Path        string `json:"path"`
 	Version     string `json:"version"`
 	ContentHash string `json:"contentHash"`
+	Locale      string `json:"locale"`
 }
 
 // fetchIndexed lists the documents of the given projects, page by page.
@@ -87,7 +88,7 @@ func (c *MeiliClient) fetchIndexed(ctx context.Context, uid string, projects []s
 			Results []indexed `json:"results"`
 			Total   int       `json:"total"`
 		}
-		body := map[string]any{"fields": []string{"id", "path", "version", "contentHash"}, "filter": filter,
+		body := map[string]any{"fields": []string{"id", "path", "version", "contentHash", "locale"}, "filter": filter,
 			"limit": pageSize, "offset": offset}
 		if err := c.do(ctx, http.MethodPost, "/indexes/"+url.PathEscape(uid)+"/documents/fetch", body, &resp); err != nil {
 			return nil, err
@@ -110,4 +111,4 @@ func quoteAll(vals []string) string {
 }
 
 // label names a page in reports: the same path exists once per version.
-func (d indexed) label() string { return d.Path + " (" + d.Version + ")" }
+func (d indexed) label() string { return pageLabel(d.Path, d.Version, d.Locale) }

@@ -11,12 +11,16 @@ import (
 // Page is one wiki page as the backends hold it (DESIGN §6 corpus
 // convention), plus its content hash: what makes a run incremental.
 type Page struct {
-	ID           string
-	Path         string
-	URL          string
-	Title        string
-	Project      string
-	Version      string
+	ID      string
+	Path    string
+	URL     string
+	Title   string
+	Project string
+	Version string
+	// Locale is the language of a translated page (Docusaurus i18n), ""
+	// for the site's own: a translation has the path of the page it
+	// translates (so a grant covers both) but its own id and URL.
+	Locale       string
 	Status       string
 	PathPrefixes []string
 	Headings     []string
@@ -40,6 +44,15 @@ type Page struct {
 func pageID(version, repoPath string) string {
 	sum := sha256.Sum256([]byte(version + "\x00" + repoPath))
 	return hex.EncodeToString(sum[:12])
+}
+
+// pageKey is the page's id: pageID for the site's own language, and for a
+// translation the same with its locale, so both are held side by side.
+func pageKey(version, locale, repoPath string) string {
+	if locale == "" {
+		return pageID(version, repoPath)
+	}
+	return pageID(version+"\x00"+locale, repoPath)
 }
 
 // pathPrefixes lists every ancestor of p and p itself, so a scope filter
@@ -74,12 +87,16 @@ func (p *Page) Document() map[string]any {
 // identity is what the hash covers: every field of the document but the
 // date and the hash itself.
 func (p *Page) identity() map[string]any {
-	return map[string]any{
+	doc := map[string]any{
 		"id": p.ID, "path": p.Path, "url": p.URL, "title": p.Title,
 		"project": p.Project, "version": p.Version, "status": p.Status,
 		"pathPrefixes": nonNil(p.PathPrefixes), "headings": nonNil(p.Headings),
 		"content": p.Content,
 	}
+	if p.Locale != "" {
+		doc["locale"] = p.Locale
+	}
+	return doc
 }
 
 // computeHash fills Hash from the page's identity.
@@ -97,4 +114,12 @@ func nonNil(s []string) []string {
 }
 
 // label names the page in reports: the same path exists once per version.
-func (p *Page) label() string { return p.Path + " (" + p.Version + ")" }
+func (p *Page) label() string { return pageLabel(p.Path, p.Version, p.Locale) }
+
+// pageLabel is "path (version)", or "path (version, locale)" for a translation.
+func pageLabel(path, version, locale string) string {
+	if locale != "" {
+		version += ", " + locale
+	}
+	return path + " (" + version + ")"
+}

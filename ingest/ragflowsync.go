@@ -117,7 +117,8 @@ func (s *RAGFlowSync) inventory(ctx context.Context, datasets map[DatasetKey]str
 		for _, d := range docs {
 			p, _ := d.Meta["path"].(string)
 			v, _ := d.Meta["version"].(string)
-			key, label := pageID(v, p), p+" ("+v+")"
+			loc, _ := d.Meta["locale"].(string)
+			key, label := pageKey(v, loc, p), pageLabel(p, v, loc)
 			if _, hashed := d.Meta["contentHash"].(string); !hashed || p == "" {
 				key, label = "orphan\x00"+d.ID, d.Name+" (no ingest metadata)"
 			}
@@ -262,6 +263,9 @@ func (s *RAGFlowSync) uploadPage(ctx context.Context, pp putPage) (string, error
 // extension RAGFlow detects the type from, within RAGFlow's 255 bytes.
 func DocumentName(p Page) string {
 	name := strings.ReplaceAll(p.Path, "/", "__")
+	if p.Locale != "" {
+		name = p.Locale + "__" + name // a translation beside its page
+	}
 	if len(name) <= 255 {
 		return name
 	}
@@ -277,8 +281,12 @@ func DocumentName(p Page) string {
 // back from every retrieved chunk (DESIGN §6), all strings so each key keeps
 // one type tenant-wide (INGEST §7.2), and the hash a re-run compares.
 func (p *Page) Meta() map[string]string {
-	return map[string]string{
+	meta := map[string]string{
 		"path": p.Path, "url": p.URL, "title": p.Title, "project": p.Project,
 		"version": p.Version, "status": p.Status, "contentHash": p.Hash,
 	}
+	if p.Locale != "" {
+		meta["locale"] = p.Locale
+	}
+	return meta
 }

@@ -11,6 +11,8 @@ import (
 type Options struct {
 	Src     string
 	Mapping *Mapping
+	// Layout is the tree's layout; "" detects it (DetectLayout).
+	Layout  Layout
 	Meili   *MeiliSync
 	RAGFlow *RAGFlowSync
 }
@@ -18,6 +20,10 @@ type Options struct {
 // Result is what a run did: one report per backend (the tree's unreadable
 // pages are failures of each) and, when RAGFlow was loaded, the catalog.
 type Result struct {
+	// Layout is the layout the tree was read as.
+	Layout Layout
+	// Pages counts the pages read (failures not included).
+	Pages   int
 	Reports []*Report
 	Catalog *Catalog
 	// NewDatasets is true when RAGFlow datasets were created: the policy's
@@ -45,11 +51,11 @@ func (r *Result) Failed() int {
 // backend holds (content hashes, parse state), so an interrupted run's
 // finished pages are skipped, its half-written ones redone.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	pages, unreadable, err := ReadTree(o.Src, o.Mapping)
+	pages, unreadable, layout, err := ReadTreeAs(o.Src, o.Mapping, o.Layout)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{Layout: layout, Pages: len(pages)}
 	var errs []error
 	if o.Meili != nil {
 		rep, err := o.Meili.Run(ctx, pages, unreadable)

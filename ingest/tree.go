@@ -8,8 +8,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/wikigate/wikigate/doctext"
 )
 
 // Failure is one page that could not be read or written, by its source path.
@@ -21,33 +24,6 @@ type Failure struct {
 	id string
 }
 
-// versionRoot is one version's folder of a Docusaurus site.
-type versionRoot struct {
-	version string
-	dir     string // relative to the source root, slash-separated
-}
-
-// roots finds docs/ (the current version) and versioned_docs/version-X/.
-func roots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
-	if st, err := fs.Stat(fsys, "docs"); err != nil || !st.IsDir() {
-		return nil, errors.New("no docs/ folder: --src must be a Docusaurus site root")
-	}
-	out := []versionRoot{{version: m.CurrentVersion, dir: "docs"}}
-	entries, err := fs.ReadDir(fsys, "versioned_docs")
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if v, ok := strings.CutPrefix(e.Name(), "version-"); ok && e.IsDir() && v != "" {
-			out = append(out, versionRoot{version: v, dir: "versioned_docs/" + e.Name()})
-		}
-	}
-	return out, nil
-}
-
 // ReadTree reads every page of the site at src. Pages that cannot be mapped
 // are failures, not errors: one bad page must not stop a whole wiki's load.
 // A page without a date in its front matter takes the time of the last git
@@ -55,12 +31,23 @@ func roots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 // never the file's modification time, which a clone, a copy or a touch
 // changes without changing the page.
 func ReadTree(src string, m *Mapping) ([]Page, []Failure, error) {
-	pages, fails, err := ReadFS(os.DirFS(src), m)
+	pages, fails, _, err := ReadTreeAs(src, m, "")
+	return pages, fails, err
+}
+
+// ReadTreeAs is ReadTree in a given layout ("" detects it), and returns
+// the layout read.
+func ReadTreeAs(src string, m *Mapping, layout Layout) ([]Page, []Failure, Layout, error) {
+	fsys := os.DirFS(src)
+	if layout == "" {
+		layout = DetectLayout(fsys)
+	}
+	pages, fails, err := ReadFSAs(fsys, m, layout)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, layout, err
 	}
 	addGitTimes(context.Background(), src, pages)
-	return pages, fails, nil
+	return pages, fails, layout, nil
 }
 
 // addGitTimes fills UpdatedAt from git for the pages whose front matter
@@ -82,43 +69,70 @@ func addGitTimes(ctx context.Context, src string, pages []Page) {
 }
 
 // ReadFS is ReadTree over a file system whose root is the site root (an
-// embedded copy of a tree, in the sample wiki's case).
+// embedded copy of a tree, in the sample wiki's case), layout detected.
 func ReadFS(fsys fs.FS, m *Mapping) ([]Page, []Failure, error) {
-	rs, err := roots(fsys, m)
+	return ReadFSAs(fsys, m, DetectLayout(fsys))
+}
+
+// ReadFSAs is ReadFS in the given layout.
+func ReadFSAs(fsys fs.FS, m *Mapping, layout Layout) ([]Page, []Failure, error) {
+	rs, err := layout.roots(fsys, m)
 	if err != nil {
 		return nil, nil, err
 	}
 	var pages []Page
 	var fails []Failure
 	for _, r := range rs {
-		err := fs.WalkDir(fsys, r.dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if skipped(d.Name()) && p != r.dir {
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			ext := path.Ext(p)
-			if d.IsDir() || (ext != ".md" && ext != ".mdx") {
-				return nil
-			}
-			page, err := readPage(fsys, r, p, m)
-			if err != nil {
-				fails = append(fails, Failure{Path: filepath.FromSlash(p), Err: err.Error(), id: page.ID})
-				return nil
-			}
-			pages = append(pages, page)
-			return nil
-		})
+		files, err := r.files(fsys)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading %s: %w", r.dir, err)
 		}
+		for _, f := range files {
+			page, err := readPage(fsys, r, f, m, layout.generator())
+			if err != nil {
+				fails = append(fails, Failure{Path: filepath.FromSlash(f), Err: err.Error(), id: page.ID})
+				continue
+			}
+			pages = append(pages, page)
+		}
+	}
+	if len(pages)+len(fails) == 0 {
+		// Loading nothing would delete every page of the mapped projects.
+		return nil, nil, fmt.Errorf("no Markdown or MDX page found (read as a %s tree): is --src the site's root, and --layout right?", layout)
 	}
 	sort.Slice(pages, func(i, j int) bool { return pages[i].ID < pages[j].ID })
 	return pages, fails, nil
+}
+
+// files lists the root's page files, relative to the source root.
+func (r versionRoot) files(fsys fs.FS) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(fsys, r.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := r.rel(p)
+		if p != r.dir && (skipped(d.Name()) || (d.IsDir() && slices.Contains(r.skipDirs, rel))) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !isPageFile(p) || (r.only != nil && !r.only[rel]) {
+			return nil
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// rel is file relative to the root's folder.
+func (r versionRoot) rel(file string) string {
+	if r.dir == "." {
+		return file
+	}
+	return strings.TrimPrefix(file, r.dir+"/")
 }
 
 // skipped names are Docusaurus partials (_x.md), its _category_ files and
@@ -127,24 +141,22 @@ func skipped(name string) bool {
 	return strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")
 }
 
-func readPage(fsys fs.FS, r versionRoot, file string, m *Mapping) (Page, error) {
+func readPage(fsys fs.FS, r versionRoot, file string, m *Mapping, gen doctext.Generator) (Page, error) {
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return Page{}, err
 	}
-	rel := strings.TrimPrefix(file, r.dir+"/")
-	p := Page{Version: r.version, Source: file}
+	rel := r.rel(file)
+	p := Page{Version: r.version, Locale: r.locale, Source: file}
 	p.Path = strings.TrimPrefix(m.PathPrefix+"/"+rel, "/")
-	p.ID = pageID(p.Version, p.Path)
+	p.ID = pageKey(p.Version, p.Locale, p.Path)
 	fm, body, err := splitFrontMatter(string(raw))
 	if err != nil {
 		return Page{ID: p.ID}, err
 	}
-	if path.Ext(file) == ".mdx" {
-		body = mdxBody(body)
-	}
-	p.Content, p.Headings = body, headings(body)
-	p.Title = firstNonEmpty(fm.Title, firstHeading(p.Headings), strings.TrimSuffix(path.Base(rel), path.Ext(rel)))
+	doc := doctext.Extract(body, doctext.Options{MDX: readsAsMDX(file, gen), Generator: gen})
+	p.Content, p.Headings = doc.Content(), doc.Headings()
+	p.Title = firstNonEmpty(fm.Title, r.titles[rel], doc.Title(), strings.TrimSuffix(path.Base(rel), path.Ext(rel)))
 	p.Project = firstNonEmpty(fm.Project, m.project(rel))
 	if p.Project == "" {
 		return Page{ID: p.ID}, errors.New("no project: add a projects rule covering it or a project front matter key")
@@ -157,16 +169,18 @@ func readPage(fsys fs.FS, r versionRoot, file string, m *Mapping) (Page, error) 
 		return Page{ID: p.ID}, err
 	}
 	p.URL = m.pageURL(r.version, rel, fm.Slug)
+	if p.Locale != "" {
+		p.URL = "/" + p.Locale + p.URL
+	}
 	p.PathPrefixes = pathPrefixes(p.Path)
 	p.computeHash()
 	return p, nil
 }
 
-func firstHeading(hs []string) string {
-	if len(hs) == 0 {
-		return ""
-	}
-	return hs[0]
+// readsAsMDX: .mdx files are MDX, and so are .md files on the generators
+// that compile them as MDX (Docusaurus 3's default markdown.format, Mintlify).
+func readsAsMDX(file string, gen doctext.Generator) bool {
+	return path.Ext(file) == ".mdx" || gen == doctext.Docusaurus || gen == doctext.Mintlify
 }
 
 func firstNonEmpty(vals ...string) string {

@@ -133,10 +133,13 @@ func TestLoadMappingRefusesMistakes(t *testing.T) {
 	}
 }
 
-func TestReadTreeNeedsDocsFolder(t *testing.T) {
+func TestReadTreeRefusesATreeWithoutPages(t *testing.T) {
 	m, _ := LoadMapping(filepath.Join("testdata", "mapping.yaml"))
-	if _, _, err := ReadTree(t.TempDir(), m); err == nil || !strings.Contains(err.Error(), "docs/") {
+	if _, _, err := ReadTree(t.TempDir(), m); err == nil || !strings.Contains(err.Error(), "no Markdown or MDX page found (read as a markdown tree)") {
 		t.Fatalf("err = %v", err)
+	}
+	if _, _, _, err := ReadTreeAs(t.TempDir(), m, Docusaurus); err == nil || !strings.Contains(err.Error(), "no docs/ folder") {
+		t.Fatalf("as docusaurus: err = %v", err)
 	}
 }
 

@@ -15,10 +15,22 @@ import (
 	"github.com/wikigate/wikigate/ingest"
 )
 
-const ingestLong = `Reads a Docusaurus docs tree (docs/ and versioned_docs/version-X/, Markdown
-and MDX with front matter) and a mapping file (YAML or JSON: projects,
-statuses, URL rules, dataset name prefix; see README "Loading your wiki"), and
-loads the pages into both backends the gate reads:
+const ingestLong = `Reads a docs tree (Markdown and MDX with front matter) and a mapping file
+(YAML or JSON: projects, statuses, URL rules, dataset name prefix; see README
+"Loading your wiki"), and loads the pages into both backends the gate reads.
+The tree's layout is detected, or named with --layout:
+
+  docusaurus  docs/, versioned_docs/version-X/, i18n/<locale>/... for the
+              mapping's url.locales (a docusaurus.config.* or a docs/ folder)
+  mkdocs      mkdocs.yml's docs_dir (default docs/); nav titles pages
+  mintlify    docs.json or mint.json; the pages its navigation lists
+  markdown    every .md and .mdx file under --src
+
+Pages are indexed as text: Markdown parsed (goldmark), MDX components and
+HTML reduced to the text a reader sees, <script>/<style>, comments and
+import/export lines dropped, entities decoded, code blocks kept as code,
+headings kept with the anchors the site generator gives them.
+
 
   Meilisearch: the index (created if missing, with the settings the gate
     filters and ranks with), one document per page;
@@ -48,8 +60,8 @@ which show in the process list.`
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "ingest",
-		Usage: "--src <site> --map <file> [--backends meilisearch,ragflow] [--catalog FILE] [--rebuild] [--dry-run]",
-		Short: "Loads a Docusaurus docs tree into the gate's Meilisearch index and RAGFlow datasets",
+		Usage: "--src <site> --map <file> [--layout auto|docusaurus|mkdocs|mintlify|markdown] [--backends meilisearch,ragflow] [--catalog FILE] [--rebuild] [--dry-run]",
+		Short: "Loads a docs tree (Docusaurus, MkDocs, Mintlify, Markdown) into the gate's Meilisearch index and RAGFlow datasets",
 		Long:  ingestLong,
 		CobraFunc: func(cmd *cobra.Command) {
 			c := ingestCommand()
@@ -60,7 +72,7 @@ func init() {
 }
 
 type ingestFlags struct {
-	src, mapFile           string
+	src, mapFile, layout   string
 	backends               string
 	meiliURL, meiliKey     string
 	meiliIndex             string
@@ -74,13 +86,14 @@ func ingestCommand() *cobra.Command {
 	var f ingestFlags
 	c := &cobra.Command{
 		Use:   "ingest --src <site> --map <file>",
-		Short: "Loads a Docusaurus docs tree into the gate's Meilisearch index and RAGFlow datasets",
+		Short: "Loads a docs tree (Docusaurus, MkDocs, Mintlify, Markdown) into the gate's Meilisearch index and RAGFlow datasets",
 		Long:  ingestLong,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context()) },
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.src, "src", "", "site root holding docs/ (and versioned_docs/)")
+	fl.StringVar(&f.src, "src", "", "site root (holding docs/, mkdocs.yml, docs.json, or the pages)")
 	fl.StringVar(&f.mapFile, "map", "", "mapping file (YAML or JSON)")
+	fl.StringVar(&f.layout, "layout", "auto", "tree layout: auto (detect), docusaurus, mkdocs, mintlify or markdown")
 	fl.StringVar(&f.backends, "backends", "meilisearch,ragflow", "backends to load, comma-separated")
 	fl.StringVar(&f.meiliURL, "meili-url", "", "Meilisearch URL (default $WIKIGATE_MEILI_URL)")
 	fl.StringVar(&f.meiliKey, "meili-key", "", "Meilisearch key with write actions (default $WIKIGATE_MEILI_KEY)")
@@ -114,6 +127,10 @@ func (f *ingestFlags) run(ctx context.Context) error {
 	}
 	res, runErr := ingest.Run(ctx, opts)
 	if res != nil {
+		fmt.Printf("%s: %d pages read as a %s tree\n", f.src, res.Pages, res.Layout)
+		if warning := layoutWarning(res.Layout, m); warning != "" {
+			fmt.Fprintln(os.Stderr, "warning: "+warning)
+		}
 		for _, rep := range res.Reports {
 			rep.Print(os.Stdout)
 		}
@@ -130,8 +147,22 @@ func (f *ingestFlags) run(ctx context.Context) error {
 	return nil
 }
 
+// layoutWarning names a mapping URL rule that does not match how the
+// layout's generator publishes pages: the URLs ingest stores would not be
+// the site's, and the gate would not recognise a question's page.
+func layoutWarning(l ingest.Layout, m *ingest.Mapping) string {
+	if l == ingest.MkDocs && !m.URL.TrailingSlash {
+		return "MkDocs publishes pages at /path/ (use_directory_urls): set url.trailingSlash: true in the mapping, unless the site sets use_directory_urls: false"
+	}
+	return ""
+}
+
 func (f *ingestFlags) options(m *ingest.Mapping) (ingest.Options, error) {
-	o := ingest.Options{Src: f.src, Mapping: m}
+	layout, err := ingest.ParseLayout(f.layout)
+	if err != nil {
+		return ingest.Options{}, fmt.Errorf("--layout: %w", err)
+	}
+	o := ingest.Options{Src: f.src, Mapping: m, Layout: layout}
 	for _, b := range strings.Split(f.backends, ",") {
 		switch strings.TrimSpace(b) {
 		case "meilisearch":

@@ -1,0 +1,136 @@
+package doctext
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestMDXComponentsKeepTheirTextAndDropTheirMarkup(t *testing.T) {
+	src := "import Tabs from '@theme/Tabs';\nexport const meta = {\n  a: 1,\n};\n\n" +
+		"# Setup\n\n{/* hidden\nnote */}\n\n<CardGroup cols={2}>\n  <Card title=\"First card\" href=\"/one\" icon=\"star\">\n" +
+		"    Body of the *first* card.\n  </Card>\n  <Card\n    title=\"Second card\"\n    href=\"/two\"\n  >\n    Body two.\n  </Card>\n</CardGroup>\n\n" +
+		"<Note>\n  A note with [a link](http://x).\n</Note>\n\n<Tabs>\n  <TabItem value=\"a\" label=\"Tab A\">\n    ```js\n    const x = <div>hi</div>;\n    ```\n  </TabItem>\n</Tabs>\n\n" +
+		"<script>alert(1)</script>\n<style>.x{}</style>\n\nValue {props.value} and{' '}more.\n"
+	got := Extract(src, Options{MDX: true}).Content()
+	want := "# Setup\n\nFirst card\n\nBody of the first card.\n\nSecond card\n\nBody two.\n\nA note with a link.\n\n" +
+		"Tab A\n\n```js\nconst x = <div>hi</div>;\n```\n\nValue and more.\n"
+	if got != want {
+		t.Fatalf("content\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestHTMLEntitiesScriptsAndCommentsInMarkdown(t *testing.T) {
+	src := "Use <span id=\"x\"></span>&lt;hashed_password&gt; &amp; <kbd>Ctrl</kbd>.<script>var a = 1;</script>\n\n" +
+		"<!-- a comment -->\n\n<div class=\"n\">\n<p>Para in <b>HTML</b> &copy;</p>\n<style>p{}</style>\n</div>\n\n" +
+		"<pre>keep &lt;this&gt; as code</pre>\n"
+	got := Extract(src, Options{}).Content()
+	want := "Use <hashed_password> & Ctrl.\n\nPara in HTML ©\n\n```\nkeep <this> as code\n```\n"
+	if got != want {
+		t.Fatalf("content\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestCodeStaysCode(t *testing.T) {
+	src := "Run `go <build>` first.\n\n```html\n<div>&amp;</div>\n```\n\n    indented <b>code</b>\n"
+	got := Extract(src, Options{}).Content()
+	want := "Run `go <build>` first.\n\n```html\n<div>&amp;</div>\n```\n\n```\nindented <b>code</b>\n```\n"
+	if got != want {
+		t.Fatalf("content\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestAnchorsFollowTheGenerator(t *testing.T) {
+	src := "# Page\n\n## Foo & Bar - baz\n\n## Foo & Bar - baz\n\n## What’s next?\n\n## Custom {#my-id}\n\n## Ünïcode Name\n"
+	cases := map[Generator][]string{
+		Docusaurus: {"page", "foo--bar---baz", "foo--bar---baz-1", "whats-next", "my-id", "ünïcode-name"},
+		Markdown:   {"page", "foo--bar---baz", "foo--bar---baz-1", "whats-next", "my-id", "ünïcode-name"},
+		MkDocs:     {"page", "foo-bar-baz", "foo-bar-baz_1", "whats-next", "my-id", "unicode-name"},
+		Mintlify:   {"page", "foo-bar-baz", "foo-bar-baz-1", "what’s-next", "my-id", "ünïcode-name"},
+	}
+	for gen, want := range cases {
+		var got []string
+		for _, s := range Extract(src, Options{Generator: gen}).Sections {
+			got = append(got, s.Heading.Anchor)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s anchors %q, want %q", gen, got, want)
+		}
+	}
+}
+
+func TestContentNamesAnAnchorGitHubsRuleWouldMiss(t *testing.T) {
+	d := Extract("# T\n\n## A b\n\ntext\n\n## A b\n\n## Foo & Bar\n", Options{Generator: MkDocs})
+	want := "# T\n\n## A b\n\ntext\n\n## A b {#a-b_1}\n\n## Foo & Bar {#foo-bar}\n"
+	if got := d.Content(); got != want {
+		t.Fatalf("content %q, want %q", got, want)
+	}
+	if got := d.Headings(); !reflect.DeepEqual(got, []string{"T", "A b", "A b", "Foo & Bar"}) || d.Title() != "T" {
+		t.Fatalf("headings %q title %q", got, d.Title())
+	}
+}
+
+func TestSectionsSplitOnHeadings(t *testing.T) {
+	d := Extract("Intro text.\n\n## One\n\nFirst.\n\n- a\n- b\n\n### Two `code`\n\n1. x\n2. y\n", Options{})
+	var got []string
+	for _, s := range d.Sections {
+		h := ""
+		if s.Heading != nil {
+			h = s.Heading.Text + "#" + s.Heading.Anchor
+		}
+		got = append(got, h+"|"+strings.Join(s.Blocks, "/"))
+	}
+	want := []string{"|Intro text.", "One#one|First./- a\n- b", "Two code#two-code|1. x\n2. y"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("sections %q, want %q", got, want)
+	}
+}
+
+func TestAdmonitions(t *testing.T) {
+	mk := "!!! note \"Heads up\"\n    Body of it.\n\n    ```py\n    print(1)\n    ```\n\n=== \"Tab one\"\n\n    Tab text.\n\nAfter.\n"
+	if got, want := Extract(mk, Options{Generator: MkDocs}).Content(),
+		"Heads up\n\nBody of it.\n\n```py\nprint(1)\n```\n\nTab one\n\nTab text.\n\nAfter.\n"; got != want {
+		t.Fatalf("mkdocs %q, want %q", got, want)
+	}
+	ref := "Intro.\n\n::: httpx.request\n    :docstring:\n    :members: a b\n\nAfter it.\n"
+	if got, want := Extract(ref, Options{Generator: MkDocs}).Content(), "Intro.\n\nhttpx.request\n\nAfter it.\n"; got != want {
+		t.Fatalf("mkdocstrings %q, want %q", got, want)
+	}
+	du := ":::tip[Tip title]\nTip body\n:::\n\n:::note\nPlain\n:::\n"
+	if got, want := Extract(du, Options{Generator: Docusaurus}).Content(), "Tip title\n\nTip body\n\nPlain\n"; got != want {
+		t.Fatalf("docusaurus %q, want %q", got, want)
+	}
+}
+
+// fencedOrSpan matches code blocks and code spans: markup there is code.
+var fencedOrSpan = regexp.MustCompile("(?s)(`{3,}).*?\\n`{3,}|`+[^`]*`+")
+
+// markupRe is an HTML or JSX tag.
+var markupRe = regexp.MustCompile(`</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>`)
+
+// escapedAngle says the input wrote a "<" as text, which the output may
+// then show.
+var escapedAngle = regexp.MustCompile(`&lt;|&#0*60;|&#[xX]0*3[cC];|\\<|&LT;`)
+
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{"# T\n\n<Card title=\"x\">b</Card>", "<script>\nx\n</script>\n",
+		"{/* c */}\n<A\n b={1}\n>\nt\n</A>", "```\n<b>\n```", "!!! note\n    x", ":::tip\nx\n:::", "<div>\n<p>a &amp; b</p>\n</div>",
+		"| a | <b>c</b> |\n|---|---|\n", "- <x>y</x>\n  - z", "<Tabs.Tab>q</Tabs.Tab>", "`<a>`", "<a\nhref='x'>y</a>"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, src string, mdx bool) {
+		for _, gen := range []Generator{Docusaurus, MkDocs, Mintlify} {
+			out := Extract(src, Options{MDX: mdx, Generator: gen}).Content()
+			if escapedAngle.MatchString(src) {
+				continue
+			}
+			for _, block := range strings.Split(fencedOrSpan.ReplaceAllString(out, ""), "\n\n") {
+				if m := markupRe.FindString(block); m != "" {
+					t.Fatalf("%s mdx=%v: markup %q in %q (from %q)", gen, mdx, m, out, src)
+				}
+			}
+		}
+	})
+}
