@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/wikigate/wikigate/cors"
 	"github.com/wikigate/wikigate/gateway"
@@ -116,13 +114,6 @@ func (s *StreamingConfig) streamConfig() gateway.StreamConfig {
 		out.MaxPerCaller, out.MaxOpen = s.MaxPerCaller, s.MaxOpen
 	}
 	return out
-}
-
-func clientIP(r *http.Request) string {
-	if ip, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && ip != "" {
-		return ip
-	}
-	return r.RemoteAddr
 }
 
 // PeopleFeedbackLimit is `feedback { people_limit <burst> <every> }`: each

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -51,6 +52,12 @@ type Config struct {
 	// absolute URIs resource_link content needs (e.g. the docs site's
 	// https://wiki.example.com). Empty: URLs are passed as they are.
 	PagesBaseURL string
+	// ClientIP names the address an anonymous caller's sessions are
+	// counted against (MaxSessionsPerCaller). The Caddy module passes
+	// Caddy's client IP, which honours the server's trusted_proxies, so a
+	// gate behind a TLS terminator counts readers, not the terminator.
+	// Nil or "": the connection's remote address.
+	ClientIP func(r *http.Request) string
 }
 
 // Defaults of Config.

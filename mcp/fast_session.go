@@ -29,7 +29,7 @@ func (h *Handler) serveSessionFast(w http.ResponseWriter, r *http.Request, ex *e
 		return false
 	}
 	_, ss := ex.session.snapshot()
-	if ss == nil {
+	if ss == nil || ex.session.gone() { // gone: evicted after bind, the SDK answers 404
 		return false
 	}
 	ip := ss.InitializeParams()

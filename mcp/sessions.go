@@ -10,33 +10,38 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wikigate/wikigate/identity"
-	"github.com/wikigate/wikigate/ratelimit"
 )
 
 // session is one MCP session of the 2025-* revisions, bound to the identity
-// that initialized it (issue 14 §3). The SDK owns the protocol state; this
-// is the gate's view: who owns it, its own Server (so a tools/list_changed
-// notification reaches this session only), and when it must die.
+// and the credential that initialized it (issue 14 §3). The SDK owns the
+// protocol state; this is the gate's view: who owns it, its own Server (so
+// a tools/list_changed notification reaches this session only), and when
+// it must die.
 type session struct {
 	id     string
 	owner  string // identityKey of the initializing caller
+	cred   string // credentialKey of the initializing caller
 	quota  string // what MaxSessionsPerCaller counts against
 	server *mcpsdk.Server
 
-	mu       sync.Mutex
-	caller   Caller
-	listed   []string // tools last listed to this session
-	ss       *mcpsdk.ServerSession
-	expiry   *time.Timer
-	idle     *time.Timer   // closes the session after idleFor without a POST
-	idleFor  time.Duration // Config.SessionIdleTimeout
-	inFlight int           // POSTs being served: the idle timer waits for them
+	mu        sync.Mutex
+	caller    Caller
+	listed    []string // tools last listed to this session
+	ss        *mcpsdk.ServerSession
+	expiry    *time.Timer
+	idle      *time.Timer   // closes the session after idleFor without a POST
+	idleFor   time.Duration // Config.SessionIdleTimeout
+	inFlight  int           // POSTs being served: the idle timer waits for them
+	listening int           // GET streams open: its client is still there
+	lastUsed  time.Time     // when it opened or its last POST ended
+	evicted   bool          // closed to make room (sessionTable.reserve)
 }
 
 // begin and end bracket a POST on the session: the idle timeout is paused
 // while one is served and starts again when the last one ends, as the
 // SDK's own timeout did (the gate keeps it because the session fast path
-// answers requests the SDK never sees).
+// answers requests the SDK never sees). A POST in flight also keeps the
+// session from being evicted.
 func (s *session) begin() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -49,9 +54,63 @@ func (s *session) begin() {
 func (s *session) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.lastUsed = time.Now()
 	if s.inFlight--; s.inFlight == 0 && s.idle != nil {
 		s.idle.Reset(s.idleFor)
 	}
+}
+
+// listen and unlisten bracket a GET stream: it does not pause the idle
+// timeout (the SDK's did not either), but a session someone listens to is
+// evicted only after every one nobody listens to.
+func (s *session) listen() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listening++
+}
+
+func (s *session) unlisten() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listening--
+	s.lastUsed = time.Now()
+}
+
+// idleness is what eviction compares sessions by.
+type idleness struct {
+	s         *session
+	listening bool
+	lastUsed  time.Time
+}
+
+// idleness reports whether s could be evicted now: initialized (the SDK
+// kept it) and no POST in flight.
+func (s *session) idleness() (idleness, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return idleness{s: s, listening: s.listening > 0, lastUsed: s.lastUsed}, s.idleNow()
+}
+
+func (s *session) idleNow() bool { return s.ss != nil && s.inFlight == 0 && !s.evicted }
+
+// claim marks s evicted if it is still idle.
+func (s *session) claim() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.idleNow() {
+		return false
+	}
+	s.evicted = true
+	return true
+}
+
+// gone reports whether s was evicted: a request that found it just before
+// must not be answered on it (the fast path leaves it to the SDK, which
+// answers 404 on a closed session).
+func (s *session) gone() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.evicted
 }
 
 func (s *session) stopIdle() {
@@ -83,11 +142,31 @@ func identityKey(p identity.Principal) string {
 	return p.Type + ":" + p.ID
 }
 
-// quotaKey counts anonymous callers per remote address, so one anonymous
-// client cannot use up the sessions of every anonymous reader.
-func quotaKey(p identity.Principal, r *http.Request) string {
+// credentialKey is the credential a session is bound to within its
+// identity: the API key that opened it (by its public prefix), or the
+// agent's JWTs, so that a client refreshing its token (as MCP's
+// authorization flow has it do) keeps its session while a key or token of
+// another kind does not take over a session (README "MCP sessions"):
+// after a key is revoked, the same agent's JWT cannot keep its session.
+func credentialKey(p identity.Principal) string {
+	if p.Credential == identity.CredentialAPIKey {
+		return p.Credential + ":" + p.KeyID
+	}
+	return p.Credential
+}
+
+// quotaKey counts anonymous callers per client address, so one anonymous
+// client cannot use up the sessions of every anonymous reader. The address
+// is Config.ClientIP's (behind Caddy: its client IP, trusted proxies
+// applied), or the connection's.
+func (h *Handler) quotaKey(p identity.Principal, r *http.Request) string {
 	if !p.Anonymous {
 		return identityKey(p)
+	}
+	if h.cfg.ClientIP != nil {
+		if ip := h.cfg.ClientIP(r); ip != "" {
+			return "anonymous@" + ip
+		}
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -127,97 +206,17 @@ func (s *session) snapshot() (Caller, *mcpsdk.ServerSession) {
 	return s.caller, s.ss
 }
 
-// sessionTable is the gate's index of open sessions.
-type sessionTable struct {
-	mu    sync.Mutex
-	byID  map[string]*session
-	count map[string]int
-	max   int
-}
-
-func newSessionTable(max int) *sessionTable {
-	return &sessionTable{byID: map[string]*session{}, count: map[string]int{}, max: max}
-}
-
-// reserve admits a new session unless its caller is at the cap.
-func (t *sessionTable) reserve(s *session) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.count[s.quota] >= t.max {
-		return false
-	}
-	t.count[s.quota]++
-	t.byID[s.id] = s
-	return true
-}
-
-func (t *sessionTable) get(id string) *session {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.byID[id]
-}
-
-// remove forgets s and reports whether it was still there.
-func (t *sessionTable) remove(s *session) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byID[s.id] != s {
-		return false
-	}
-	delete(t.byID, s.id)
-	if t.count[s.quota]--; t.count[s.quota] <= 0 {
-		delete(t.count, s.quota)
-	}
-	return true
-}
-
-func (t *sessionTable) all() []*session {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]*session, 0, len(t.byID))
-	for _, s := range t.byID {
-		out = append(out, s)
-	}
-	return out
-}
-
-func (t *sessionTable) len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.byID)
-}
-
-// open reserves a session for an initialize from c.
-func (h *Handler) open(c Caller, r *http.Request) (*session, *refusal) {
-	s := &session{id: rand.Text(), owner: identityKey(c.Principal), quota: quotaKey(c.Principal, r), caller: c, idleFor: h.cfg.SessionIdleTimeout}
+// newSession is the gate's record of an initialize from c.
+func (h *Handler) newSession(c Caller, r *http.Request) *session {
+	s := &session{id: rand.Text(), owner: identityKey(c.Principal), cred: credentialKey(c.Principal),
+		quota: h.quotaKey(c.Principal, r), caller: c, idleFor: h.cfg.SessionIdleTimeout, lastUsed: time.Now()}
 	s.server = h.newServer(s)
-	if !h.sessions.reserve(s) {
-		h.event(SessionEvent{Kind: EventSessionRefused, Caller: c.Principal, Reason: "too many sessions"})
-		ref := refuse(http.StatusTooManyRequests, codeInvalidRequest,
-			"too many open MCP sessions for this caller: end one (DELETE) or let one idle out")
-		ref.header = sessionsFull(h.cfg.MaxSessionsPerCaller)
-		return nil, ref
-	}
-	return s, nil
-}
-
-// mcpSessionsPolicy names the per-caller session cap in its 429, which
-// carries the fields every 429 of the gate does (README "Rate limits").
-const mcpSessionsPolicy = "mcp-sessions-per-caller"
-
-// mcpSessionRetry is the wait that 429 names: a place comes back when the
-// caller ends a session or one idles out, which the gate cannot predict.
-const mcpSessionRetry = time.Minute
-
-// sessionsFull is the 429's headers: a budget of sessions held at once.
-func sessionsFull(quota int) http.Header {
-	p := ratelimit.Policy{Name: mcpSessionsPolicy, Quota: quota, Concurrent: true}
-	return p.Refusal(0, mcpSessionRetry, mcpSessionRetry)
+	return s
 }
 
 // adopt runs after the SDK served the initialize: a session the SDK kept
 // gets its expiry and is forgotten when it closes (idle timeout, DELETE,
-// expiry, Refresh); one it did not keep is released at once.
+// expiry, Refresh, eviction); one it did not keep is released at once.
 func (h *Handler) adopt(s *session) {
 	var ss *mcpsdk.ServerSession
 	for x := range s.server.Sessions() {
@@ -229,6 +228,7 @@ func (h *Handler) adopt(s *session) {
 	}
 	s.mu.Lock()
 	s.ss = ss
+	s.lastUsed = time.Now()
 	c := s.caller
 	s.mu.Unlock()
 	s.renew(c)
@@ -242,18 +242,4 @@ func (h *Handler) adopt(s *session) {
 			h.event(SessionEvent{Kind: EventSessionClosed, Caller: c.Principal, SessionID: s.id, Reason: "ended: DELETE, idle timeout or credential expiry"})
 		}
 	}()
-}
-
-// bind checks that the request on session id comes from its owner.
-func (h *Handler) bind(id string, c Caller) (*session, *refusal) {
-	s := h.sessions.get(id)
-	if s == nil {
-		return nil, refuse(http.StatusNotFound, codeInvalidRequest, "session not found: initialize a new one")
-	}
-	if s.owner != identityKey(c.Principal) {
-		h.event(SessionEvent{Kind: EventSessionRefused, Caller: c.Principal, SessionID: id, Reason: "another identity"})
-		return nil, refuse(http.StatusForbidden, codeForbidden, "this session belongs to another identity")
-	}
-	s.renew(c)
-	return s, nil
 }
