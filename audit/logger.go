@@ -61,6 +61,9 @@ func (l *Logger) appendFields(fs []zap.Field, r *Record) []zap.Field {
 		zap.Int("dropped", r.Dropped),
 		zap.Duration("duration", l.now().Sub(r.Start)),
 	)
+	if r.UnsafeURLsDropped > 0 {
+		fs = append(fs, zap.Int("unsafe_urls_dropped", r.UnsafeURLsDropped))
+	}
 	if r.PageNote != "" {
 		fs = append(fs, zap.String("page_note", r.PageNote))
 	}

@@ -48,6 +48,10 @@ type Record struct {
 	MCPSessionID string
 	JSONRPCID    string
 	question     string
+
+	// UnsafeURLsDropped counts the backend results whose url the gate
+	// removed because it was not http(s) or a relative path (safeurl).
+	UnsafeURLsDropped int
 }
 
 // Decision is the policy outcome as recorded.

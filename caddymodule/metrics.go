@@ -26,6 +26,8 @@ type metrics struct {
 	callDuration *prometheus.HistogramVec
 	backend      *prometheus.HistogramVec
 	dropped      *prometheus.CounterVec
+	// unsafeURLs counts backend results whose url was removed (safeurl).
+	unsafeURLs *prometheus.CounterVec
 	// reloads counts policy reloads by outcome (policies.Reload*);
 	// revision is 1 for the policy revision last loaded (a bounded label:
 	// one revision at a time).
@@ -78,6 +80,10 @@ func newCollectors() *metrics {
 		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "dropped_results_total",
 			Help: "Backend results dropped by the response-side scope check.",
+		}, []string{"tool"}),
+		unsafeURLs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "unsafe_urls_dropped_total",
+			Help: "Backend results whose url the gate removed because it was not an http(s) URL or a relative path (javascript:, data:, protocol-relative, ...).",
 		}, []string{"tool"}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "policy_reloads_total",
@@ -151,7 +157,7 @@ func registerMetrics(ctx caddy.Context) (*metrics, error) {
 	if reg == nil {
 		return gateMetrics, nil
 	}
-	for _, c := range []prometheus.Collector{gateMetrics.calls, gateMetrics.callDuration, gateMetrics.backend, gateMetrics.dropped,
+	for _, c := range []prometheus.Collector{gateMetrics.calls, gateMetrics.callDuration, gateMetrics.backend, gateMetrics.dropped, gateMetrics.unsafeURLs,
 		gateMetrics.reloads, gateMetrics.revision, gateMetrics.decisions, gateMetrics.decisionCache,
 		gateMetrics.decisionLogDropped} {
 		if err := reg.Register(c); err != nil {
@@ -177,6 +183,9 @@ func (m *metrics) Observe(rec *audit.Record) {
 	}
 	if rec.Dropped > 0 {
 		m.dropped.WithLabelValues(rec.Tool).Add(float64(rec.Dropped))
+	}
+	if rec.UnsafeURLsDropped > 0 {
+		m.unsafeURLs.WithLabelValues(rec.Tool).Add(float64(rec.UnsafeURLsDropped))
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 func TestMetricsObserveCalls(t *testing.T) {
 	m := newMetrics()
 	rec := audit.New("r1", "/agent/tools/search", time.Now())
-	rec.Tool, rec.Result, rec.Dropped = "search", "ok", 2
+	rec.Tool, rec.Result, rec.Dropped, rec.UnsafeURLsDropped = "search", "ok", 2, 3
 	rec.AddBackend("meilisearch", 200, 3*time.Millisecond, nil)
 	m.Observe(rec)
 	denied := audit.New("r2", "/agent/tools/ask", time.Now())
@@ -30,6 +30,9 @@ func TestMetricsObserveCalls(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(m.dropped.WithLabelValues("search")); got != 2 {
 		t.Errorf("dropped = %v", got)
+	}
+	if got := testutil.ToFloat64(m.unsafeURLs.WithLabelValues("search")); got != 3 {
+		t.Errorf("unsafe urls dropped = %v", got)
 	}
 	if n := testutil.CollectAndCount(m.backend); n != 1 {
 		t.Errorf("backend series = %d, want 1", n)

@@ -121,6 +121,7 @@ func (g *Gateway) retrieve(ctx context.Context, c *call, query string, pageSize 
 		return nil, g.ragflowFailure(c, "ragflow.retrieval", start, err)
 	}
 	c.rec.AddBackend("ragflow.retrieval", 200, g.now().Sub(start), nil)
+	c.rec.UnsafeURLsDropped += normalizer.DropUnsafeChunkURLs(r.Chunks)
 	return r.Chunks, nil
 }
 

@@ -156,12 +156,6 @@ func (m *MCPGate) SessionEvent(ev mcp.SessionEvent) {
 	m.g.deps.Audit.Write(rec)
 }
 
-// hasCredential reports whether r presents any credential header, even an
-// empty or repeated one (the authenticator refuses those).
-func hasCredential(r *http.Request) bool {
-	return len(r.Header.Values("Authorization")) > 0 || len(r.Header.Values(identity.HeaderAPIKey)) > 0
-}
-
 // listed reports whether p may call rt with an in-grant scope: the tool
 // gate, then the call's own decision with nothing requested (every part of
 // the scope is filled from the grant) and its guard. tools/list shows

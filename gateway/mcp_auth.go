@@ -7,31 +7,46 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wikigate/wikigate/audit"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/mcp"
 	"github.com/wikigate/wikigate/protocol"
 )
 
 // Authenticate reads the credential of an MCP request with the tool
-// routes' authenticator: an agent JWT or X-Agent-Api-Key. Without any
-// credential it asks the answer routes' rule instead, so in public-read the
-// caller is an anonymous public reader (the policy grants it what it grants
-// people) and in authenticated-read it is refused. A refusal is audited
-// like a refused HTTP call.
+// routes' authenticator: an agent JWT or X-Agent-Api-Key, one of them
+// (identity.ReadCredential). Without any credential it asks the answer
+// routes' rule instead, so in public-read the caller is an anonymous public
+// reader (the policy grants it what it grants people) and in
+// authenticated-read it is refused. An agent the policy does not know is
+// refused here too (knownCaller), as the tool routes refuse it at their
+// tool gate. A refusal is audited like a refused HTTP call.
 func (m *MCPGate) Authenticate(r *http.Request) (mcp.Caller, error) {
 	c, err := m.authenticate(r)
+	var decision *audit.Decision
+	if err == nil {
+		decision, err = m.knownCaller(r.Context(), c.Principal)
+	}
 	if err != nil {
 		rec := m.record(r)
+		p := c.Principal
+		rec.CallerType, rec.CallerID, rec.Credential, rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
+		rec.Decision = decision
 		noteRefusedKey(rec, err)
 		rec.Fail(protocol.AsError(err))
 		m.g.finish(rec)
+		return mcp.Caller{}, err
 	}
-	return c, err
+	return c, nil
 }
 
 func (m *MCPGate) authenticate(r *http.Request) (mcp.Caller, error) {
 	auth := m.g.deps.Auth
-	if !hasCredential(r) {
+	cred, err := identity.ReadCredential(r)
+	switch {
+	case err != nil:
+		return mcp.Caller{}, err
+	case cred.Kind == identity.PresentedNone:
 		p, err := auth.AuthenticateAnswer(r)
 		if err != nil || !p.Anonymous {
 			return mcp.Caller{}, orUnauthorized(err)
@@ -50,7 +65,7 @@ func (m *MCPGate) authenticate(r *http.Request) (mcp.Caller, error) {
 	if p.Credential == identity.CredentialJWT && m.cfg.Resource != "" {
 		info := insp.CredentialInfo(r, p)
 		if !slices.Contains(info.Audience, m.cfg.Resource) {
-			return mcp.Caller{}, protocol.NewError(protocol.CodeUnauthorized, "token audience is not this resource ("+m.cfg.Resource+")")
+			return mcp.Caller{Principal: p}, protocol.NewError(protocol.CodeUnauthorized, "token audience is not this resource ("+m.cfg.Resource+")")
 		}
 		c.Expires = func() time.Time { return info.Expires }
 	}
@@ -59,6 +74,31 @@ func (m *MCPGate) authenticate(r *http.Request) (mcp.Caller, error) {
 		c.Recheck = func(context.Context) error { return insp.CheckAPIKey(prefix) }
 	}
 	return c, nil
+}
+
+// knownCaller asks the policy's tool gate about an authenticated agent
+// before the MCP message is read, as the tool routes do before their body:
+// a validly signed token or key for an agent the policy data does not know
+// (or has disabled) is 401 unauthorized at initialize, not a session whose
+// tools/list then fails. The question is the first served tool's gate, the
+// decision tools/list and tools/call ask too (so it is usually cached); a
+// "no" about that tool alone (forbidden_tool) is not a refusal here, and a
+// policy that cannot decide refuses (fail closed). Anonymous readers were
+// admitted by the site mode and have no entry to look up.
+func (m *MCPGate) knownCaller(ctx context.Context, p identity.Principal) (*audit.Decision, error) {
+	if p.Anonymous {
+		return nil, nil
+	}
+	for _, tool := range mcpTools {
+		rt, ok := m.route(tool)
+		if !ok {
+			continue
+		}
+		rec := &audit.Record{}
+		err := deniedOrFailed(m.g.gateTool(ctx, rt, p, rec))
+		return rec.Decision, err
+	}
+	return nil, nil
 }
 
 // expiryOf reads when r's credential stops being accepted on first use

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/scope"
 )
@@ -66,41 +67,45 @@ type meiliFacetHit struct {
 // runMeiliFacetSearch answers the facet's values among the pages the
 // caller may see: the backend contract has no facet-search, so the gate
 // asks the backend for the facet's distribution of a search with the
-// decided filter (ANDed with the caller's, as on every search route), then
-// keeps the values that start with facetQuery and that the scope allows.
+// decided filter (ANDed with the caller's, as on every search route),
+// keeps the counts the scope admits (scopedFacets, as on search) and
+// offers those whose value starts with facetQuery.
 func (g *Gateway) runMeiliFacetSearch(ctx context.Context, c *call) (any, error) {
 	if c.pathID != g.indexUID(c) {
 		return nil, indexNotFound(c.pathID, -1)
 	}
 	req := c.req.(*meiliFacetRequest)
 	name := *req.FacetName
-	resp, err := g.search(ctx, c, meili.SearchParams{
+	p := meili.SearchParams{
 		Query:  req.question(),
 		Filter: meili.And(meili.Filter(c.decision.Scope), req.filter),
 		// The gate's client cannot send limit 0 (its default); one hit is
 		// asked for and not shown. The counts are the same.
 		Limit:                1,
-		AttributesToRetrieve: []string{"id"},
+		AttributesToRetrieve: []string{"id", "path", "project", "version", "status"},
 		Facets:               []string{name},
-	})
+	}
+	resp, err := g.search(ctx, c, p)
 	if err != nil {
 		return nil, err
 	}
-	hits := facetHits(resp.FacetDistribution[name], derefS(req.FacetQuery), func(v string) bool {
-		return facetValueInScope(name, v, c.decision.Scope)
-	})
+	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope)
+	c.rec.Dropped += dropped
+	b := facetBounds{kept: kept, complete: completeAnswer(p, len(resp.Hits)), total: max(resp.Total()-dropped, len(kept))}
+	dist := scopedFacets([]string{name}, resp.FacetDistribution, c.decision.Scope, b)
+	hits := facetHits(dist[name], derefS(req.FacetQuery))
 	return meiliFacetResult{FacetHits: hits, FacetQuery: req.FacetQuery, ProcessingTimeMs: resp.ProcessingTimeMs}, nil
 }
 
-// facetHits are the values of dist that start with prefix (case-folded,
-// the whole value: Meilisearch matches facetQuery as one term against the
-// start of a value) and that allowed keeps, in alphabetical order
-// (Meilisearch's default sortFacetValuesBy).
-func facetHits(dist map[string]int, prefix string, allowed func(string) bool) []meiliFacetHit {
+// facetHits are the values of dist (already scoped) that start with prefix
+// (case-folded, the whole value: Meilisearch matches facetQuery as one
+// term against the start of a value), in alphabetical order (Meilisearch's
+// default sortFacetValuesBy).
+func facetHits(dist map[string]int, prefix string) []meiliFacetHit {
 	prefix = strings.ToLower(strings.TrimSpace(prefix))
 	out := []meiliFacetHit{}
 	for v, n := range dist {
-		if n > 0 && strings.HasPrefix(strings.ToLower(v), prefix) && allowed(v) {
+		if n > 0 && strings.HasPrefix(strings.ToLower(v), prefix) {
 			out = append(out, meiliFacetHit{Value: v, Count: n})
 		}
 	}
@@ -108,19 +113,133 @@ func facetHits(dist map[string]int, prefix string, allowed func(string) bool) []
 	return out
 }
 
+// facetBounds is what the gate knows of a search's matches besides the
+// backend's counts: the in-scope hits it saw, whether they are every
+// match, and the total the answer shows.
+type facetBounds struct {
+	kept     []meili.Hit
+	complete bool
+	total    int
+}
+
+// scopedFacets is the facet distribution a caller may see, one entry per
+// facet asked (served facets only: the request was validated), whatever
+// else the backend sent. Every served facet is a scope attribute (project,
+// version, status), so each value can be checked against the decided
+// scope; a facet whose values the scope does not decide is not served,
+// since its counts could not be checked without the documents.
+//
+// When the backend's page holds every match (completeAnswer), the counts
+// are those of the in-scope hits, so a backend that lies about counts
+// reveals nothing. Otherwise they are the backend's counts of the values
+// the scope admits, in the scope's spelling (case variants merged), each
+// capped at the total the answer shows: the gate pushes the decided filter
+// into the search, so an honest backend counts in-scope documents only,
+// and a lying one cannot make a facet show more than the total does nor
+// name a value outside the scope.
+func scopedFacets(asked []string, dist map[string]map[string]int, eff protocol.Scope, b facetBounds) map[string]map[string]int {
+	out := make(map[string]map[string]int, len(asked))
+	for _, name := range asked {
+		if b.complete {
+			out[name] = hitFacetCounts(b.kept, name, eff)
+		} else {
+			out[name] = admittedCounts(dist[name], name, eff, b.total)
+		}
+	}
+	return out
+}
+
+// hitFacetCounts counts the facet's values among the in-scope hits.
+func hitFacetCounts(kept []meili.Hit, name string, eff protocol.Scope) map[string]int {
+	out := map[string]int{}
+	for _, h := range kept {
+		if v, ok := facetScopeValue(name, hitFacetValue(h, name), eff); ok {
+			out[v]++
+		}
+	}
+	return out
+}
+
+func hitFacetValue(h meili.Hit, name string) string {
+	switch name {
+	case "project":
+		return h.Project
+	case "version":
+		return h.Version
+	case "status":
+		return h.Status
+	}
+	return ""
+}
+
+// admittedCounts keeps the backend's counts of admitted values, merged
+// under the scope's spelling, each at most total (added without
+// overflowing, whatever the backend sent).
+func admittedCounts(dist map[string]int, name string, eff protocol.Scope, total int) map[string]int {
+	out := map[string]int{}
+	for v, n := range dist {
+		canon, ok := facetScopeValue(name, v, eff)
+		if !ok || n <= 0 || total <= 0 {
+			continue
+		}
+		m := min(n, total)
+		out[canon] = min(out[canon], total-m) + m // min(out[canon]+m, total)
+	}
+	return out
+}
+
+// completeAnswer says whether the backend's n hits for p are every match:
+// the first page was asked for and fewer hits came back than it holds
+// (Meilisearch's default page is 20). The gate then counts what it holds
+// instead of trusting the backend's totals and facet counts.
+func completeAnswer(p meili.SearchParams, n int) bool {
+	if p.Page != nil || p.HitsPerPage != nil {
+		page, per := 1, 20
+		if p.Page != nil {
+			page = *p.Page
+		}
+		if p.HitsPerPage != nil {
+			per = *p.HitsPerPage
+		}
+		return page == 1 && n < per
+	}
+	limit := p.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	return p.Offset == 0 && n < limit
+}
+
 // facetValueInScope checks a value the backend counted against the
-// decided scope, as hits are checked on the way back: a page of another
-// project or version, or a working page for a reader who may not see
-// working docs, cannot be counted, so its value is never shown even if
-// the backend's filter let it through.
+// decided scope, as hits are checked on the way back.
 func facetValueInScope(name, v string, eff protocol.Scope) bool {
+	_, ok := facetScopeValue(name, v, eff)
+	return ok
+}
+
+// facetScopeValue is the decided scope's own spelling of a value the
+// backend counted, if the scope admits it: a page of another project or
+// version, or a working page for a reader who may not see working docs,
+// cannot be counted, so its value is never shown even if the backend's
+// filter let it through. Values are matched case-folded, as Meilisearch's
+// filters match them, and answered as the scope spells them, so no text
+// of the backend's reaches the caller.
+func facetScopeValue(name, v string, eff protocol.Scope) (string, bool) {
+	var admitted []string
 	switch name {
 	case "status":
-		return strings.EqualFold(v, scope.StatusApproved) || (eff.IncludeWorkingDocs && strings.EqualFold(v, scope.StatusWorking))
+		admitted = []string{scope.StatusApproved}
+		if eff.IncludeWorkingDocs {
+			admitted = append(admitted, scope.StatusWorking)
+		}
 	case "project":
-		return slices.ContainsFunc(eff.Projects, func(p string) bool { return strings.EqualFold(p, v) })
+		admitted = eff.Projects
 	case "version":
-		return strings.EqualFold(v, eff.Version)
+		admitted = []string{eff.Version}
 	}
-	return false
+	i := slices.IndexFunc(admitted, func(a string) bool { return a != "" && strings.EqualFold(a, v) })
+	if i < 0 {
+		return "", false
+	}
+	return admitted[i], true
 }

@@ -1,9 +1,18 @@
 package gateway
 
 import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
 )
 
@@ -14,31 +23,213 @@ import (
 func TestFacetHitsInScope(t *testing.T) {
 	dist := map[string]int{"working": 2, "approved": 5, "Archived": 1, "empty": 0}
 	public := protocol.Scope{Projects: []string{"kunora-kgent"}, Version: "main"}
-	allowed := func(eff protocol.Scope) func(string) bool {
-		return func(v string) bool { return facetValueInScope("status", v, eff) }
+	offered := func(name string, dist map[string]int, prefix string, eff protocol.Scope) []meiliFacetHit {
+		scoped := scopedFacets([]string{name}, map[string]map[string]int{name: dist}, eff, facetBounds{total: 100})
+		return facetHits(scoped[name], prefix)
 	}
-	if got := facetHits(dist, "", allowed(public)); !reflect.DeepEqual(got, []meiliFacetHit{{"approved", 5}}) {
+	if got := offered("status", dist, "", public); !reflect.DeepEqual(got, []meiliFacetHit{{"approved", 5}}) {
 		t.Fatalf("public reader: %v", got)
 	}
-	if got := facetHits(dist, "W", allowed(public)); len(got) != 0 {
+	if got := offered("status", dist, "W", public); len(got) != 0 {
 		t.Fatalf("public reader typing W: %v", got)
 	}
 	maintainer := public
 	maintainer.IncludeWorkingDocs = true
-	if got := facetHits(dist, " ", allowed(maintainer)); !reflect.DeepEqual(got, []meiliFacetHit{{"approved", 5}, {"working", 2}}) {
+	if got := offered("status", dist, " ", maintainer); !reflect.DeepEqual(got, []meiliFacetHit{{"approved", 5}, {"working", 2}}) {
 		t.Fatalf("reader with working docs: %v", got)
 	}
-	versions := map[string]int{"main": 3, "v1.0": 2}
-	got := facetHits(versions, "", func(v string) bool { return facetValueInScope("version", v, public) })
-	if !reflect.DeepEqual(got, []meiliFacetHit{{"main", 3}}) {
+	if got := offered("version", map[string]int{"main": 3, "v1.0": 2}, "", public); !reflect.DeepEqual(got, []meiliFacetHit{{"main", 3}}) {
 		t.Fatalf("versions: %v", got)
 	}
-	projects := map[string]int{"kunora-kgent": 3, "kunora-secret": 2}
-	got = facetHits(projects, "kunora", func(v string) bool { return facetValueInScope("project", v, public) })
+	got := offered("project", map[string]int{"kunora-kgent": 3, "kunora-secret": 2}, "kunora", public)
 	if !reflect.DeepEqual(got, []meiliFacetHit{{"kunora-kgent", 3}}) {
 		t.Fatalf("projects: %v", got)
 	}
-	if facetValueInScope("path", "publish", public) {
-		t.Fatal("a facet the routes do not offer is allowed")
+	if facetValueInScope("path", "publish", public) || facetValueInScope("version", "", protocol.Scope{}) {
+		t.Fatal("a facet the routes do not offer, or an empty version, is allowed")
+	}
+}
+
+// A lying backend's facet distribution, when the gate does not hold every
+// match: only the asked facets, only the values the decided scope admits,
+// in the scope's spelling (a case variant merged into it, no backend text),
+// each count capped at the total the answer shows, and no overflow
+// whatever the backend's numbers.
+func TestScopedFacetsOfALyingBackend(t *testing.T) {
+	eff := protocol.Scope{Projects: []string{"kunora-kgent", "kunora-gateway"}, Version: "main"}
+	dist := map[string]map[string]int{
+		"status":       {"approved": 40, "working": 6, "<b>approved</b>": 3, "APPROVED": 2},
+		"project":      {"kunora-kgent": 30, "KUNORA-KGENT": 4, "kunora-gateway": 0, "kunora-secret": 9, "kunora-ops": -5},
+		"version":      {"main": math.MaxInt, "Main": math.MaxInt, "v1.0": 7},
+		"pathPrefixes": {"publish/secret": 5},
+	}
+	got := scopedFacets([]string{"status", "project", "version"}, dist, eff, facetBounds{total: 37})
+	want := map[string]map[string]int{
+		"status":  {"approved": 37},
+		"project": {"kunora-kgent": 34},
+		"version": {"main": 37},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v\nwant %v", got, want)
+	}
+	// An asked facet the backend left out is there, empty (as Meilisearch
+	// answers a facet without values); a total of 0 shows no value.
+	if got := scopedFacets([]string{"project"}, nil, eff, facetBounds{total: 5}); !reflect.DeepEqual(got, map[string]map[string]int{"project": {}}) {
+		t.Fatalf("no distribution: %v", got)
+	}
+	if got := scopedFacets([]string{"status"}, dist, eff, facetBounds{total: 0}); len(got["status"]) != 0 {
+		t.Fatalf("total 0: %v", got)
+	}
+}
+
+// When the backend's page holds every match, the counts are the in-scope
+// hits' own: the backend's numbers are not used at all.
+func TestScopedFacetsOfEveryMatchCountTheHits(t *testing.T) {
+	eff := protocol.Scope{Projects: []string{"kunora-kgent", "kunora-gateway"}, Version: "main", IncludeWorkingDocs: true}
+	kept := []meili.Hit{
+		{Project: "kunora-kgent", Version: "main", Status: "approved"},
+		{Project: "kunora-kgent", Version: "main", Status: "working"},
+		{Project: "kunora-gateway", Version: "main", Status: "approved"},
+	}
+	dist := map[string]map[string]int{"project": {"kunora-kgent": 30, "kunora-gateway": 12}, "status": {"approved": 40}}
+	got := scopedFacets([]string{"project", "status", "version"}, dist, eff, facetBounds{kept: kept, complete: true, total: 3})
+	want := map[string]map[string]int{
+		"project": {"kunora-kgent": 2, "kunora-gateway": 1},
+		"status":  {"approved": 2, "working": 1},
+		"version": {"main": 3},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v\nwant %v", got, want)
+	}
+}
+
+func TestCompleteAnswer(t *testing.T) {
+	one, two, five := 1, 2, 5
+	cases := []struct {
+		p    meili.SearchParams
+		hits int
+		want bool
+	}{
+		{meili.SearchParams{}, 19, true}, // Meilisearch's default limit is 20
+		{meili.SearchParams{}, 20, false},
+		{meili.SearchParams{Limit: 5}, 4, true},
+		{meili.SearchParams{Limit: 5}, 5, false},
+		{meili.SearchParams{Limit: 5, Offset: 5}, 0, false}, // earlier pages unseen
+		{meili.SearchParams{Limit: 1}, 0, true},             // a count-only query that matched nothing
+		{meili.SearchParams{HitsPerPage: &five}, 4, true},
+		{meili.SearchParams{HitsPerPage: &five, Page: &one}, 5, false},
+		{meili.SearchParams{HitsPerPage: &five, Page: &two}, 0, false},
+		{meili.SearchParams{Page: &one}, 19, true},
+	}
+	for _, c := range cases {
+		if got := completeAnswer(c.p, c.hits); got != c.want {
+			t.Errorf("%+v with %d hits: %v", c.p, c.hits, got)
+		}
+	}
+}
+
+// lyingSearch is a backend that ignores the filter: it answers hits and a
+// facet distribution of pages outside the scope, and a facetStats.
+type lyingSearch struct {
+	hits  []meili.Hit
+	total int
+	calls int
+}
+
+func (s *lyingSearch) Search(_ context.Context, p meili.SearchParams) (*meili.SearchResponse, error) {
+	s.calls++
+	n := p.Limit
+	if n == 0 {
+		n = 20
+	}
+	return &meili.SearchResponse{
+		Hits: s.hits[:min(n, len(s.hits))], Limit: n, EstimatedTotalHits: s.total,
+		FacetDistribution: map[string]map[string]int{
+			"status":       {"approved": 40, "working": 6},
+			"project":      {"kunora-kgent": 30, "kunora-secret": 9},
+			"version":      {"main": 40, "v1.0": 7},
+			"pathPrefixes": {"publish/secret": 5},
+		},
+	}, nil
+}
+
+func (s *lyingSearch) Health(context.Context) error { return nil }
+
+// anonymousAuth is a public reader on the answer routes.
+type anonymousAuth struct{ agentAuth }
+
+func (anonymousAuth) AuthenticateAnswer(*http.Request) (identity.Principal, error) {
+	return identity.Principal{Type: identity.TypeHuman, Credential: identity.CredentialAnonymous, Anonymous: true}, nil
+}
+
+// scopePolicy allows every call inside one scope.
+type scopePolicy struct{ eff protocol.Scope }
+
+func (p scopePolicy) Decide(context.Context, policies.Input) (policies.Decision, error) {
+	return policies.Decision{Allow: true, Scope: p.eff, Index: "wiki_pages", Revision: "r"}, nil
+}
+func (p scopePolicy) DecideTool(context.Context, policies.Input) (policies.Decision, error) {
+	return policies.Decision{Allow: true, Revision: "r"}, nil
+}
+func (scopePolicy) Revision() string { return "r" }
+
+// Search and multi-search through a lying backend show an anonymous
+// reader no hidden facet value and no count above the answer's total;
+// facetStats is empty; a facet outside the served list is
+// invalid_search_facets (inside a multi-search too) and reaches no backend.
+func TestMeiliSearchFacetsOfALyingBackend(t *testing.T) {
+	eff := protocol.Scope{Projects: []string{"kunora-kgent"}, Paths: []string{"publish/k"}, Version: "main"}
+	hit := func(path, version, status string) meili.Hit {
+		return meili.Hit{ID: "x", Path: path, Project: "kunora-kgent", Version: version, Status: status}
+	}
+	search := &lyingSearch{total: 60, hits: []meili.Hit{
+		hit("publish/k/a.md", "main", "approved"), hit("publish/k/b.md", "main", "working"),
+		hit("publish/k/c.md", "v1.0", "approved"), hit("publish/secret/d.md", "main", "approved"),
+	}}
+	g, err := New(Config{}, Deps{Auth: anonymousAuth{}, Policy: scopePolicy{eff: eff}, Search: search})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(path, body string) (int, string) {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/answer/meilisearch/"+path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		g.ServeHTTP(w, r)
+		return w.Code, strings.TrimSpace(w.Body.String())
+	}
+	const facets = `"facets":["status","project","version"]`
+	cases := map[string]string{
+		// a full page (4 of 4 asked): the backend's admitted counts, capped at 60-3
+		`{"q":"m","limit":4,` + facets + `}`: `"estimatedTotalHits":57,"facetDistribution":{"project":{"kunora-kgent":30},"status":{"approved":40},"version":{"main":40}},"facetStats":{}}`,
+		// every match in hand (4 of 20 asked): the in-scope hit's counts
+		`{"q":"m",` + facets + `}`: `"estimatedTotalHits":1,"facetDistribution":{"project":{"kunora-kgent":1},"status":{"approved":1},"version":{"main":1}},"facetStats":{}}`,
+	}
+	for body, want := range cases {
+		code, got := post("indexes/wiki_pages/search", body)
+		if code != 200 || !strings.HasSuffix(got, want) {
+			t.Errorf("%s: %d %s\nwant …%s", body, code, got, want)
+		}
+		code, got = post("multi-search", `{"queries":[{"indexUid":"wiki_pages",`+body[1:]+`]}`)
+		if code != 200 || !strings.HasSuffix(got, want+"]}") {
+			t.Errorf("multi-search %s: %d %s\nwant …%s", body, code, got, want)
+		}
+	}
+	calls := search.calls
+	for path, body := range map[string]string{
+		"indexes/wiki_pages/search": `{"facets":["status","path"]}`,
+		"multi-search":              `{"queries":[{"indexUid":"wiki_pages"},{"indexUid":"wiki_pages","facets":["pathPrefixes"]}]}`,
+	} {
+		code, got := post(path, body)
+		var e meiliErrorBody
+		_ = json.Unmarshal([]byte(got), &e)
+		if code != 400 || e.Code != "invalid_search_facets" || !strings.Contains(e.Message, "is not filterable. The available filterable attributes are `project, version, status`.") {
+			t.Errorf("%s %s: %d %s", path, body, code, got)
+		}
+		if path == "multi-search" && !strings.HasPrefix(e.Message, "Inside `.queries[1]`: Invalid facet distribution, attribute `pathPrefixes`") {
+			t.Errorf("multi-search refusal: %s", e.Message)
+		}
+	}
+	if search.calls != calls {
+		t.Fatal("a refused facet reached the backend")
 	}
 }

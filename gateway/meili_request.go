@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -128,10 +129,15 @@ func fewNames(name string, vs []string) error {
 	return nil
 }
 
+// facetNames refuses facets outside the served list as Meilisearch refuses
+// an attribute that is not filterable: the gate can check the values of
+// these only (they are scope attributes), so it counts no other.
 func facetNames(vs []string) error {
 	for _, v := range vs {
 		if !slices.Contains(meiliFacets, v) {
-			return invalid("facets may name " + strings.Join(meiliFacets, ", ") + " only")
+			msg := fmt.Sprintf("Invalid facet distribution, attribute `%s` is not filterable. The available filterable attributes are `%s`.",
+				cutUTF8(v, 64), strings.Join(meiliFacets, ", "))
+			return meiliCoded(invalid(msg), "invalid_search_facets")
 		}
 	}
 	return nil
@@ -181,14 +187,24 @@ func (r *meiliMultiRequest) validate() error {
 			return meiliCoded(invalid(fmt.Sprintf("Inside `.queries[%d]`: Missing field `indexUid`", i)), "missing_index_uid")
 		}
 		if err := qs[i].meiliQuery.validate(); err != nil {
-			pe := protocol.AsError(err)
-			return invalid(fmt.Sprintf("Inside `.queries[%d]`: %s", i, pe.Message))
+			return inQuery(i, err)
 		}
 	}
 	if len(qs) > 0 {
 		r.std.Question = qs[0].question()
 	}
 	return nil
+}
+
+// inQuery names the multi-search query an error is about, as Meilisearch
+// does, keeping Meilisearch's code when the error has one.
+func inQuery(i int, err error) error {
+	wrapped := invalid(fmt.Sprintf("Inside `.queries[%d]`: %s", i, protocol.AsError(err).Message))
+	var mc meiliCodedError
+	if errors.As(err, &mc) {
+		return meiliCoded(wrapped, mc.code)
+	}
+	return wrapped
 }
 
 // decodeMeili decodes strictly like every route, and names the supported

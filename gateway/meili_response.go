@@ -20,6 +20,7 @@ type meiliResult struct {
 	TotalPages         *int                      `json:"totalPages,omitempty"`
 	TotalHits          *int                      `json:"totalHits,omitempty"`
 	FacetDistribution  map[string]map[string]int `json:"facetDistribution,omitempty"`
+	FacetStats         *meiliFacetStats          `json:"facetStats,omitempty"`
 }
 
 // meiliResultOf answers one query; totals leave out the hits the gate
@@ -27,7 +28,6 @@ type meiliResult struct {
 func meiliResultOf(q *meiliQuery, resp *meili.SearchResponse, hits []map[string]any, dropped int) meiliResult {
 	res := meiliResult{
 		Hits: hits, Query: q.question(), ProcessingTimeMs: resp.ProcessingTimeMs,
-		FacetDistribution: resp.FacetDistribution,
 	}
 	total := max(resp.Total()-dropped, len(hits))
 	if q.pageMode() {

@@ -107,22 +107,48 @@ func (g *Gateway) runMeiliMulti(ctx context.Context, c *call) (any, error) {
 // Meilisearch's response shape with the in-scope hits only.
 func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery) (meiliResult, error) {
 	shown := retrievedAttributes(q.AttributesToRetrieve)
-	resp, err := g.search(ctx, c, meiliParams(q, c.decision.Scope, shown))
+	p := meiliParams(q, c.decision.Scope, shown)
+	resp, err := g.search(ctx, c, p)
 	if err != nil {
 		return meiliResult{}, err
 	}
 	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope)
 	c.rec.Dropped += dropped
-	if q.countOnly() {
-		kept = nil // the one hit asked for (meiliParams) is not shown
+	complete := completeAnswer(p, len(resp.Hits))
+	if complete {
+		// Every match is in hand: the totals are what the gate holds,
+		// whatever the backend said (an honest one says the same).
+		resp.EstimatedTotalHits, resp.TotalHits = len(resp.Hits), len(resp.Hits)
 	}
 	formatted := len(q.AttributesToHighlight) > 0 || len(q.AttributesToCrop) > 0
 	hits := make([]map[string]any, 0, len(kept))
-	for _, h := range kept {
-		hits = append(hits, meiliHit(h, shown, formatted))
+	if !q.countOnly() { // else the one hit asked for (meiliParams) is not shown
+		for _, h := range kept {
+			hits = append(hits, meiliHit(h, shown, formatted))
+		}
 	}
-	return meiliResultOf(q, resp, hits, dropped), nil
+	res := meiliResultOf(q, resp, hits, dropped)
+	if len(q.Facets) > 0 {
+		b := facetBounds{kept: kept, complete: complete, total: meiliShownTotal(res)}
+		res.FacetDistribution = scopedFacets(q.Facets, resp.FacetDistribution, c.decision.Scope, b)
+		res.FacetStats = &meiliFacetStats{}
+	}
+	return res, nil
 }
+
+// meiliShownTotal is the total an answer shows, in either pagination.
+func meiliShownTotal(res meiliResult) int {
+	if res.TotalHits != nil {
+		return *res.TotalHits
+	}
+	return deref(res.EstimatedTotalHits)
+}
+
+// meiliFacetStats is facetStats: Meilisearch's minimum and maximum of
+// numeric facet values. The served facets (project, version, status) are
+// strings, so it is always empty, as Meilisearch answers it for them; the
+// backend's is never passed on.
+type meiliFacetStats struct{}
 
 // meiliParams is what the gate sends: the decided filter ANDed with the
 // caller's, and only the page fields it shows plus those the scope check
@@ -136,7 +162,7 @@ func meiliParams(q *meiliQuery, eff protocol.Scope, shown []string) meili.Search
 		AttributesToCrop:      formattable(q.AttributesToCrop),
 		Page:                  q.Page,
 		HitsPerPage:           q.HitsPerPage,
-		Facets:                q.Facets,
+		Facets:                union(nil, q.Facets),
 	}
 	p.Limit, p.Offset = deref(q.Limit), deref(q.Offset)
 	if q.countOnly() {

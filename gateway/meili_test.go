@@ -33,7 +33,7 @@ func TestMeiliQueryValidation(t *testing.T) {
 		`{"limit":1000}`:                 "limit must be between",
 		`{"offset":-1}`:                  "offset must be between",
 		`{"hitsPerPage":500}`:            "hitsPerPage must be between",
-		`{"facets":["content"]}`:         "facets may name project, version, status only",
+		`{"facets":["content"]}`:         "Invalid facet distribution, attribute `content` is not filterable. The available filterable attributes are `project, version, status`.",
 		`{"filter":"content = x"}`:       "not a filterable attribute",
 		`{"filter":"status = a) OR (b"}`: "filter",
 		`{"highlightPreTag":"` + strings.Repeat("x", 65) + `"}`: "highlightPreTag is longer",
@@ -109,9 +109,9 @@ func TestMeiliCountOnlyQueries(t *testing.T) {
 	if !offsetMode.countOnly() || !pageMode.countOnly() || (&meiliQuery{Limit: &zero, Page: &page}).countOnly() {
 		t.Fatal("countOnly: limit 0 counts in offset mode only, hitsPerPage 0 in page mode")
 	}
-	resp := &meili.SearchResponse{EstimatedTotalHits: 12, Limit: 1, FacetDistribution: map[string]map[string]int{"status": {"approved": 12}}}
+	resp := &meili.SearchResponse{EstimatedTotalHits: 12, Limit: 1}
 	raw, _ := json.Marshal(meiliResultOf(&offsetMode, resp, []map[string]any{}, 0))
-	if string(raw) != `{"hits":[],"query":"","processingTimeMs":0,"limit":0,"offset":0,"estimatedTotalHits":12,"facetDistribution":{"status":{"approved":12}}}` {
+	if string(raw) != `{"hits":[],"query":"","processingTimeMs":0,"limit":0,"offset":0,"estimatedTotalHits":12}` {
 		t.Fatalf("count-only offset shape %s", raw)
 	}
 	resp = &meili.SearchResponse{TotalHits: 12, HitsPerPage: 1, Page: 1}

@@ -68,6 +68,7 @@ func (g *Gateway) search(ctx context.Context, c *call, p meili.SearchParams) (*m
 		return nil, me.ProtocolError()
 	}
 	c.rec.AddBackend("meilisearch", status, g.now().Sub(start), nil)
+	c.rec.UnsafeURLsDropped += normalizer.DropUnsafeHitURLs(resp.Hits)
 	return resp, nil
 }
 

@@ -105,13 +105,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // servePOST serves one client message.
 func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	// The credential before the body, as on the HTTP tool routes: a
+	// refusal carries no JSON-RPC id (none was read), and a refused caller
+	// gets no 100 Continue.
+	c, ok := h.authenticate(w, r, &refusal{})
+	if !ok {
+		return
+	}
 	msg, ref := readMessage(r, h.cfg.MaxBodyBytes)
 	if ref != nil {
 		writeRefusal(w, ref, nil)
-		return
-	}
-	c, ok := h.authenticate(w, r, &refusal{id: msg.ID})
-	if !ok {
 		return
 	}
 	ex := &exchange{caller: c, msg: msg, r: r}

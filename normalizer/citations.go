@@ -29,12 +29,13 @@ func ragCitation(c *ragflow.Chunk) protocol.Citation {
 // mdLink is a markdown link or image, whose text a heading's anchor keeps.
 var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 
-// citationTitle is the page title, or the document's name without one.
+// citationTitle is the page title, or the document's name without one, as
+// text (plainTitle).
 func citationTitle(c *ragflow.Chunk) string {
 	if title := c.MetaString("title"); title != "" {
-		return title
+		return plainTitle(title)
 	}
-	return c.DocumentName
+	return plainTitle(c.DocumentName)
 }
 
 // headingAnchor is the anchor of the chunk's first markdown heading, as the

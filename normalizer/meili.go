@@ -27,7 +27,7 @@ func SearchHits(hits []meili.Hit, eff protocol.Scope) (out []protocol.SearchHit,
 		out = append(out, protocol.SearchHit{
 			Path:          h.Path,
 			URL:           h.URL,
-			Title:         h.Title,
+			Title:         plainTitle(h.Title),
 			Snippet:       meiliSnippet(h),
 			Score:         h.RankingScore,
 			SourceProject: h.Project,
@@ -83,7 +83,7 @@ func meiliPage(h meili.Hit) protocol.Page {
 	return protocol.Page{
 		Path:          h.Path,
 		URL:           h.URL,
-		Title:         h.Title,
+		Title:         plainTitle(h.Title),
 		Version:       h.Version,
 		SourceProject: h.Project,
 		Content:       h.Content,
@@ -91,17 +91,19 @@ func meiliPage(h meili.Hit) protocol.Page {
 	}
 }
 
-// meiliHitInScope is scope.Contains for a hit whose path is a clean
-// repository path: "publish/x/../y" is covered by "publish/x" as a string
-// but names a page outside it, so a path that normalizing would change is
-// dropped (as ragChunkInScope does for chunks).
-// MeiliHitsInScope keeps the hits inside eff, unchanged, for the gate's
+// MeiliHitsInScope keeps the hits inside eff for the gate's
 // Meilisearch-compatible routes (which answer Meilisearch's own hit
-// shape), and counts the ones dropped.
+// shape), and counts the ones dropped. A kept hit's title, and its
+// highlighted title and content crop, lose their markup but for
+// Meilisearch's own <em> highlights (search UIs render _formatted as
+// HTML); its content is the page's source, as stored.
 func MeiliHitsInScope(hits []meili.Hit, eff protocol.Scope) (kept []meili.Hit, dropped int) {
 	kept = make([]meili.Hit, 0, len(hits))
 	for _, h := range hits {
 		if meiliHitInScope(h, eff) {
+			h.Title = plainTitle(h.Title)
+			h.Formatted.Title = meili.FormattedText(stripMarkup(string(h.Formatted.Title), true))
+			h.Formatted.Content = meili.FormattedText(stripMarkup(string(h.Formatted.Content), true))
 			kept = append(kept, h)
 			continue
 		}
@@ -110,6 +112,10 @@ func MeiliHitsInScope(hits []meili.Hit, eff protocol.Scope) (kept []meili.Hit, d
 	return kept, dropped
 }
 
+// meiliHitInScope is scope.Contains for a hit whose path is a clean
+// repository path: "publish/x/../y" is covered by "publish/x" as a string
+// but names a page outside it, so a path that normalizing would change is
+// dropped (as ragChunkInScope does for chunks).
 func meiliHitInScope(h meili.Hit, eff protocol.Scope) bool {
 	if !scope.IsNormalPath(h.Path) {
 		return false

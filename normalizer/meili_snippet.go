@@ -10,12 +10,23 @@ import (
 
 // meiliSnippet is the crop Meilisearch made of the content (_formatted is
 // only there when a crop or highlight was asked), else the start of the
-// content; plain text, whitespace collapsed.
+// content; plain text, whitespace collapsed, markup removed (stripMarkup:
+// a page's HTML is never a snippet's).
 func meiliSnippet(h meili.Hit) string {
 	if crop := string(h.Formatted.Content); strings.TrimSpace(crop) != "" {
-		return meiliPlainText(crop, meiliCropMaxRunes, true)
+		return meiliPlainText(stripMarkup(crop, false), meiliCropMaxRunes, true)
 	}
-	return meiliPlainText(h.Content, meiliSnippetRunes, false)
+	return meiliPlainText(stripMarkup(contentHead(h.Content), false), meiliSnippetRunes, false)
+}
+
+// contentHead is enough of a page's content to make a snippet from, even
+// after its markup is removed: a snippet never reads a whole page.
+func contentHead(s string) string {
+	const most = 64 << 10
+	if len(s) <= most {
+		return s
+	}
+	return s[:most]
 }
 
 // meiliPlainText is the text with <em>/</em> removed when stripTags is set
