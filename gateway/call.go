@@ -97,6 +97,7 @@ type callIn struct {
 	rec           *audit.Record
 	r             *http.Request // the carrying request; its body belongs to body()
 	progress      func(stage string)
+	admitted      func() // MCP: told when the call passed the decision and limits (mcp.CallMeta.Admitted)
 }
 
 // execute is the pipeline both doors share once the caller is known: the
@@ -115,6 +116,9 @@ func (g *Gateway) execute(ctx context.Context, in callIn, p identity.Principal, 
 	c, err := g.admit(ctx, in, p, raw)
 	if err != nil {
 		return nil, err
+	}
+	if in.admitted != nil {
+		in.admitted()
 	}
 	return g.runTool(ctx, in.rt, c)
 }
@@ -145,12 +149,14 @@ func (g *Gateway) settle(ctx context.Context, rec *audit.Record, err error) (pe 
 // clientClosed records a call whose caller hung up before it was answered:
 // whatever failed after that (a backend call, the policy, a store) failed
 // because the call was cut short, not because anything is wrong, so it is
-// neither an error code nor an error-level log. Nothing is written back:
-// nobody is there to read it.
-func (g *Gateway) clientClosed(rec *audit.Record, err error) {
+// neither an error code nor an error-level log, nor an error field: that
+// failure (err) is the hang-up's effect, and logged it read as a backend
+// outage (error: ragflow_unavailable). Nothing is written back: nobody is
+// there to read it.
+func (g *Gateway) clientClosed(rec *audit.Record, _ error) {
 	rec.ClientClosed()
 	g.deps.Logger.Info("caller closed the connection before the call was answered",
-		zapRequestID(rec.RequestID), zap.String("endpoint", rec.Endpoint), zapError(err))
+		zapRequestID(rec.RequestID), zap.String("endpoint", rec.Endpoint))
 }
 
 // finish writes the audit record and tells the observer.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -91,7 +92,7 @@ func (m *MCPGate) Call(ctx context.Context, p identity.Principal, tool string, a
 	pe, closed := g.settle(ctx, rec, err)
 	switch {
 	case closed:
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", mcp.ErrClientClosed, err)
 	case pe != nil:
 		return nil, pe
 	}
@@ -107,7 +108,7 @@ func (m *MCPGate) call(ctx context.Context, p identity.Principal, tool string, a
 		return nil, protocol.NewError(protocol.CodeNotFound, "this gate does not serve the tool "+tool)
 	}
 	rec.Tool = rt.tool
-	in := callIn{reqID: rec.RequestID, rt: rt, rec: rec, r: meta.HTTP, progress: progressOf(meta.Progress)}
+	in := callIn{reqID: rec.RequestID, rt: rt, rec: rec, r: meta.HTTP, progress: progressOf(meta.Progress), admitted: meta.Admitted}
 	return m.g.execute(ctx, in, p, func() ([]byte, error) {
 		// The routes' reader and cap: the MCP message may be larger than
 		// a route's body, its arguments may not.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wikigate/wikigate/protocol"
@@ -18,12 +19,29 @@ func (h *Handler) toolHandler(name string) mcpsdk.ToolHandler {
 			return nil, errNoExchange
 		}
 		meta := callMeta(req, ex, progress(ctx, req))
+		meta.Admitted = ex.admitted
 		out, err := h.gate.Call(ctx, ex.caller.Principal, name, arguments(req.Params.Arguments), meta)
 		if err != nil {
-			return errorResult(err), nil
+			return h.failed(ex, err), nil
 		}
 		return h.render(name, out)
 	}
+}
+
+// failed is the answer to a call the gate did not complete. A cancelled
+// call gets no response and a rate-limited one HTTP 429 (the exchange's
+// writer drops what the SDK writes after either); anything else is an
+// isError result.
+func (h *Handler) failed(ex *exchange, err error) *mcpsdk.CallToolResult {
+	switch ref, data := limitRefusal(err); {
+	case errors.Is(err, ErrClientClosed):
+		if ex.out != nil {
+			ex.out.cancel()
+		}
+	case ref != nil && ex.out != nil:
+		ex.out.refuse(ref, data) // too late only if the stream started; then the isError result says it
+	}
+	return errorResult(err)
 }
 
 // callMeta is what the gate records of a request the SDK hands a handler:

@@ -72,6 +72,7 @@ type message struct {
 	ID          jsontext.Value // nil for notifications and responses
 	Name        string         // params.name (tools/call, prompts/get) or params.uri (resources/read)
 	MetaVersion string         // params._meta protocol version (stateless requests)
+	CancelID    jsontext.Value // params.requestId of notifications/cancelled
 	fast        *fastRequest   // the message as the fast path reads it (decodeFast); nil if it does not
 }
 
@@ -168,6 +169,9 @@ func parseMessage(body []byte) (*message, *refusal) {
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return nil, refuse(http.StatusBadRequest, codeInvalidRequest, "JSON-RPC batches are not accepted: send one message per request")
 	}
+	if ref := checkMembers(body, envelopeMembers, "the message", codeInvalidRequest); ref != nil {
+		return nil, ref
+	}
 	var env envelope
 	if err := json.Unmarshal(body, &env, json.RejectUnknownMembers(true)); err != nil {
 		return nil, refuse(http.StatusBadRequest, codeParseError, "body is not one JSON-RPC message")
@@ -190,6 +194,12 @@ func parseMessage(body []byte) (*message, *refusal) {
 		return nil, refuse(http.StatusBadRequest, codeInvalidRequest, "method must not be empty")
 	}
 	if env.Params != nil {
+		if allowed := paramMembers[msg.Method]; allowed != nil {
+			if ref := checkMembers(env.Params, allowed, "params", codeInvalidParams); ref != nil {
+				ref.id = msg.ID
+				return nil, ref
+			}
+		}
 		if err := readParams(env.Params, msg); err != nil {
 			return nil, refuse(http.StatusBadRequest, codeInvalidRequest, err.Error())
 		}
@@ -201,9 +211,10 @@ func parseMessage(body []byte) (*message, *refusal) {
 // names differ from these only in case are refused: a decoder that matches
 // names case-insensitively would read them instead.
 type params struct {
-	Name *string                   `json:"name"`
-	URI  *string                   `json:"uri"`
-	Meta map[string]jsontext.Value `json:"_meta"`
+	Name      *string                   `json:"name"`
+	URI       *string                   `json:"uri"`
+	Meta      map[string]jsontext.Value `json:"_meta"`
+	RequestID jsontext.Value            `json:"requestId"` // notifications/cancelled
 }
 
 func readParams(raw jsontext.Value, msg *message) error {
@@ -212,7 +223,7 @@ func readParams(raw jsontext.Value, msg *message) error {
 		return errors.New("params must be an object without duplicate members")
 	}
 	for k := range members {
-		for _, want := range [...]string{"name", "uri", "_meta"} {
+		for _, want := range [...]string{"name", "uri", "_meta", "requestId"} {
 			if k != want && strings.EqualFold(k, want) {
 				return errors.New("params has a member named like " + want)
 			}
@@ -227,6 +238,9 @@ func readParams(raw jsontext.Value, msg *message) error {
 		msg.Name = *p.URI
 	case msg.Method != "resources/read" && p.Name != nil:
 		msg.Name = *p.Name
+	}
+	if msg.Method == "notifications/cancelled" {
+		msg.CancelID = p.RequestID
 	}
 	if v, ok := p.Meta[metaProtocolVersion]; ok {
 		if err := json.Unmarshal(v, &msg.MetaVersion); err != nil {

@@ -24,8 +24,17 @@ type exchange struct {
 	caller  Caller
 	msg     *message
 	r       *http.Request
-	session *session // the bound session (2025-* revisions); nil when stateless
-	created bool     // this request's initialize creates session
+	session *session   // the bound session (2025-* revisions); nil when stateless
+	created bool       // this request's initialize creates session
+	out     *sdkWriter // what the SDK writes to (serve); nil on the fast paths
+}
+
+// admitted tells the exchange's writer that the gate admitted the call
+// (Gate.Call's CallMeta.Admitted), so the held stream may start.
+func (ex *exchange) admitted() {
+	if ex.out != nil {
+		ex.out.admitted()
+	}
 }
 
 type exchangeKey struct{}

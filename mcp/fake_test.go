@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -33,10 +34,12 @@ type fakeGate struct {
 	authCalls atomic.Int64
 	toolCalls atomic.Int64
 	calls     atomic.Int64
+	closed    atomic.Int64  // calls that ended because their client went away
+	started   chan struct{} // a "slow" call is running
 }
 
 func newFakeGate() *fakeGate {
-	return &fakeGate{grants: map[string][]string{
+	return &fakeGate{started: make(chan struct{}, 8), grants: map[string][]string{
 		"coder": {"search", "ask", "get_page", "get_context", "create_feedback"},
 		"ops":   {"search", "get_page"},
 		"":      {"search", "ask"},
@@ -84,7 +87,7 @@ func (g *fakeGate) lastMeta() CallMeta {
 
 // Call mimics the pipeline's denials: a tool outside the grant is
 // forbidden_tool, a project named "other" forbidden_scope.
-func (g *fakeGate) Call(_ context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (any, error) {
+func (g *fakeGate) Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (any, error) {
 	g.calls.Add(1)
 	g.mu.Lock()
 	g.metas = append(g.metas, meta)
@@ -106,6 +109,23 @@ func (g *fakeGate) Call(_ context.Context, p identity.Principal, tool string, ar
 	}
 	if slices.Contains(req.Scope.Projects, "other") {
 		return nil, protocol.NewError(protocol.CodeForbiddenScope, "project other is outside your scope")
+	}
+	switch req.Question {
+	case "limited": // spent budget, as the gateway's limits answer (before admission)
+		e := protocol.NewError(protocol.CodeRateLimited, "rate limit agents (2 per 60s) reached; retry later")
+		e.Header = http.Header{"Retry-After": {"42"}, "Ratelimit-Policy": {`"agents";q=2;w=60`}, "Ratelimit": {`"agents";r=0;t=42`}}
+		return nil, e
+	case "slow": // runs until its client goes away, as a backend call would
+		if meta.Admitted != nil {
+			meta.Admitted()
+		}
+		g.started <- struct{}{}
+		<-ctx.Done()
+		g.closed.Add(1)
+		return nil, fmt.Errorf("%w: %w", ErrClientClosed, ctx.Err())
+	}
+	if meta.Admitted != nil {
+		meta.Admitted()
 	}
 	audit := protocol.Audit{RequestID: "req-1", Caller: "agent:" + p.ID, Scope: "kunora-kgent"}
 	switch tool {

@@ -39,6 +39,9 @@ func decodeFast(body []byte) (*fastRequest, bool) {
 	if !ok || !fastMethods[req.Method] || req.Params.Meta == nil {
 		return nil, false
 	}
+	if req.Method == "tools/list" && (req.Params.Name != nil || req.Params.Arguments != nil) {
+		return nil, false // not tools/list's members: parseMessage refuses them by name
+	}
 	m := req.Params.Meta
 	if m.ProtocolVersion != revisionStateless || m.ClientCapabilities.Kind() != '{' {
 		return nil, false

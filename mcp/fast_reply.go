@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -25,9 +26,28 @@ func (h *Handler) fastCall(w http.ResponseWriter, r *http.Request, ex *exchange,
 // answerCall runs req's tool through the gate and writes its result (or
 // the isError result of a denial, a backend failure, or a result that
 // would not marshal), built in one pooled buffer and written once.
+//
+// A call cut short by its client (hang-up, or notifications/cancelled on
+// its session) gets no response; a rate-limited one is HTTP 429 with the
+// HTTP route's Retry-After and RateLimit headers.
 func (h *Handler) answerCall(w http.ResponseWriter, r *http.Request, ex *exchange, req *fastRequest, meta CallMeta, stateless bool) {
 	name := *req.Params.Name
-	out, err := h.gate.Call(r.Context(), ex.caller.Principal, name, arguments(json.RawMessage(req.Params.Arguments)), meta)
+	ctx := r.Context()
+	if ex.session != nil {
+		var done func()
+		ctx, done = h.inflight.track(ctx, ex.session.id, req.ID)
+		defer done()
+	}
+	out, err := h.gate.Call(ctx, ex.caller.Principal, name, arguments(json.RawMessage(req.Params.Arguments)), meta)
+	if errors.Is(err, ErrClientClosed) {
+		writeCancelled(w, r)
+		return
+	}
+	if ref, data := limitRefusal(err); ref != nil {
+		ref.id = req.ID
+		writeRefusal(w, ref, data)
+		return
+	}
 	var o *output
 	if err == nil {
 		if o, err = h.buildOutput(name, out); err == nil {

@@ -129,7 +129,7 @@ func sseMessage(body string) string {
 	}
 	var data []string
 	for _, line := range strings.Split(body, "\n") {
-		if d, ok := strings.CutPrefix(line, "data: "); ok {
+		if d, ok := strings.CutPrefix(line, "data: "); ok && d != "" { // the priming event's data is empty
 			data = append(data, d)
 		}
 	}

@@ -89,4 +89,9 @@ type CallMeta struct {
 	// token; done and total follow MCP's progress notification (total 0:
 	// unknown).
 	Progress func(done, total float64, message string)
+	// Admitted, when set, is called once the call has passed the tool gate,
+	// the decision and the rate limits, before any backend work: until
+	// then the handler holds back the response's start, so that a
+	// rate-limited call can still be answered 429 (README "MCP").
+	Admitted func()
 }

@@ -28,6 +28,7 @@ type Handler struct {
 	stateful  http.Handler
 	sessions  *sessionTable
 	exchanges exchanges
+	inflight  inflight // session calls on the fast path, for notifications/cancelled
 
 	impl           *mcpsdk.Implementation // the server's identity, on every server
 	serverMeta     mcpsdk.Meta            // _meta of fast-path results (serveFast)
@@ -62,6 +63,11 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 		// (session.begin/end), because the session fast path answers
 		// requests the SDK never sees.
 		Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, DisableLocalhostProtection: true,
+		// Streams of 2025-11-25 sessions start with a priming event and
+		// resume from Last-Event-ID (README "MCP"). The store is bounded
+		// (the SDK's 10 MiB, oldest streams purged first) and forgets a
+		// session's events when it closes.
+		EventStore: mcpsdk.NewMemoryEventStore(nil),
 	})
 	return h, nil
 }
@@ -134,10 +140,14 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if ex.created {
 		h.serve(h.stateful, w, r, ex)
 		h.adopt(ex.session)
+		h.baseline(r.Context(), ex.session)
 		return
 	}
 	ex.session.begin()
 	defer ex.session.end()
+	if msg.Method == "notifications/cancelled" {
+		h.inflight.cancel(ex.session.id, msg.CancelID)
+	}
 	if !h.serveSessionFast(w, r, ex) {
 		h.serve(h.stateful, w, r, ex)
 	}
@@ -161,7 +171,9 @@ func (h *Handler) sessionFor(r *http.Request, msg *message, c Caller) (*session,
 // DELETE (end the session): both act on a session, so both need its owner.
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get(headerProtocolVersion) >= revisionStateless {
-		h.stateless.ServeHTTP(w, r) // no sessions on this revision: 405 with Allow: POST
+		sw := newSDKWriter(w, &exchange{})
+		h.stateless.ServeHTTP(sw, r) // no sessions on this revision: 405 with Allow: POST
+		sw.finish()
 		return
 	}
 	c, ok := h.authenticate(w, r, &refusal{})
@@ -179,11 +191,15 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 	h.serve(h.stateful, w, r, ex) // without a session the SDK refuses with 400
 }
 
-// serve hands an admitted request to one of the SDK handlers.
+// serve hands an admitted request to one of the SDK handlers, through an
+// sdkWriter: the SDK's plain-text refusals come out as JSON-RPC errors,
+// and a tools/call's stream waits for the call's admission.
 func (h *Handler) serve(sdk http.Handler, w http.ResponseWriter, r *http.Request, ex *exchange) {
+	ex.out = newSDKWriter(w, ex)
 	r, release := h.exchanges.open(r, ex)
 	defer release()
-	sdk.ServeHTTP(w, r)
+	sdk.ServeHTTP(ex.out, r)
+	ex.out.finish()
 }
 
 // refusalData names the protocol code of a session refusal, so an agent

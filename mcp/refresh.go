@@ -59,6 +59,29 @@ func (h *Handler) refreshSession(ctx context.Context, s *session) refreshOutcome
 	return refreshNotified
 }
 
+// baseline records the tools a session just opened may call, as if it had
+// listed them, unless it listed them already. Without it a session that
+// never sent tools/list had no list to compare with, and the first
+// policy reload (even a whitespace-only one) sent it tools/list_changed.
+// If the policy cannot answer, the session keeps no list and hears the
+// next reload: a spurious notification is better than a missed one.
+func (h *Handler) baseline(ctx context.Context, s *session) {
+	c, ss := s.snapshot()
+	if ss == nil {
+		return // the SDK did not keep the session
+	}
+	g, err := h.gate.Tools(ctx, c.Principal)
+	if err != nil {
+		return
+	}
+	names, _ := granted(g.Tools)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listed == nil {
+		s.listed = names
+	}
+}
+
 func (h *Handler) closeSession(s *session, reason string) refreshOutcome {
 	c, ss := s.snapshot()
 	h.sessions.remove(s) // first, so the closing session's own goroutine does not report it again

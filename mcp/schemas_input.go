@@ -44,11 +44,16 @@ var inputAsk = rawSchema(`{"type": "object", "additionalProperties": false, "req
 		"requireCitations": {"type": "boolean", "default": true, "description": "When true (the default) an answer without a valid citation is replaced by an honest no-answer."},
 		` + schemaScope + `, ` + schemaCaller + `}}`)
 
+// inputGetPage takes exactly one of path and paths. The schema says so in
+// words, not with a top-level oneOf: Anthropic's API refuses a tool whose
+// input schema has a top-level oneOf, anyOf or allOf, and Claude Code drops
+// such a tool (README "MCP"). The gate still refuses both or neither with
+// invalid_request, on MCP as on /agent/tools/get_page.
 var inputGetPage = rawSchema(`{"type": "object", "additionalProperties": false,
-	"oneOf": [{"required": ["path"]}, {"required": ["paths"]}],
+	"description": "Give exactly one of path and paths: both, or neither, is refused with invalid_request.",
 	"properties": {
-		"path": {"type": "string", "minLength": 1, "maxLength": 512, "description": "One page path, e.g. publish/system/components/kunora-kgent/index.md (as returned in search hits and citations)."},
-		"paths": {"type": "array", "minItems": 1, "maxItems": 10, "items": {"type": "string", "minLength": 1, "maxLength": 512}, "description": "Up to 10 page paths; pages you may not read or that do not exist are listed in errors, the others are returned."},
+		"path": {"type": "string", "minLength": 1, "maxLength": 512, "description": "One page path, e.g. publish/system/components/kunora-kgent/index.md (as returned in search hits and citations). Give this or paths, not both."},
+		"paths": {"type": "array", "minItems": 1, "maxItems": 10, "items": {"type": "string", "minLength": 1, "maxLength": 512}, "description": "Up to 10 page paths; pages you may not read or that do not exist are listed in errors, the others are returned. Give this or path, not both."},
 		` + schemaScope + `, ` + schemaCaller + `}}`)
 
 var inputGetContext = rawSchema(`{"type": "object", "additionalProperties": false, "required": ["question"],

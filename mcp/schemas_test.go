@@ -74,8 +74,12 @@ func TestSchemasMatchTheProtocol(t *testing.T) {
 		{"search", `{"question":"q","scope":{"projects":["kunora-gateway"]}}`, true},
 		{"search", `{"question":"q","scope":{"project":"x"}}`, false},
 		{"get_page", `{"paths":["a.md","b.md"]}`, true},
-		{"get_page", `{"path":"a.md","paths":["b.md"]}`, false},
-		{"get_page", `{}`, false},
+		// Exactly one of path and paths is the gate's rule, not the schema's
+		// (no top-level oneOf: TestNoTopLevelCombinators); the gate refuses
+		// both or neither (integration TestMCPGetPageNeedsExactlyOneOf).
+		{"get_page", `{"path":"a.md","paths":["b.md"]}`, true},
+		{"get_page", `{"path":""}`, false},
+		{"get_page", `{"paths":[]}`, false},
 		{"ask", `{"question":"How do I use Redis?","requireCitations":false}`, true},
 		{"get_context", `{"question":"q","maxTokens":1500}`, true},
 		{"get_context", `{"question":"q","maxTokens":12001}`, false},
@@ -91,6 +95,36 @@ func TestSchemasMatchTheProtocol(t *testing.T) {
 		err := resolve(t, toolIndex[c.tool].input).Validate(v)
 		if (err == nil) != c.ok {
 			t.Errorf("%s %s: valid=%v, want %v (%v)", c.tool, c.args, err == nil, c.ok, err)
+		}
+	}
+}
+
+// No tool's input schema has a top-level oneOf, anyOf or allOf, as
+// tools/list shows them: Anthropic's API refuses such a tool and Claude Code
+// drops it, so get_page would be lost to the README's Claude
+// configurations.
+func TestNoTopLevelCombinators(t *testing.T) {
+	g := newFakeGate()
+	g.setGrants("all", "search", "ask", "get_page", "get_context", "create_feedback", "create_improvement_task")
+	_, srv := server(t, g, Config{})
+	for _, rev := range []string{"", "2025-11-25"} {
+		res, err := connect(t, srv, "agent:all", rev, nil).ListTools(ctxT(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Tools) != len(toolDefs) {
+			t.Fatalf("%q: %d tools listed, want %d", rev, len(res.Tools), len(toolDefs))
+		}
+		for _, tool := range res.Tools {
+			in := schemaMap(t, tool.InputSchema)
+			for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+				if _, ok := in[k]; ok {
+					t.Errorf("%q: %s's inputSchema has a top-level %s", rev, tool.Name, k)
+				}
+			}
+			if in["type"] != "object" {
+				t.Errorf("%q: %s's inputSchema is not an object schema", rev, tool.Name)
+			}
 		}
 	}
 }

@@ -52,7 +52,7 @@ func (h *Handler) newServer(s *session) *mcpsdk.Server {
 		srv.AddTool(toolObjects[i], h.toolHandler(toolDefs[i].name))
 	}
 	srv.AddResourceTemplate(pageTemplate, h.readPage)
-	srv.AddReceivingMiddleware(h.listMiddleware)
+	srv.AddReceivingMiddleware(capabilityMiddleware, h.listMiddleware)
 	return srv
 }
 
