@@ -232,7 +232,7 @@ func (r *renderer) inlineNode(b *inlineText, n ast.Node) {
 		case n.HardLineBreak():
 			b.final("\n")
 		case n.SoftLineBreak():
-			b.source(" ")
+			b.source("\n") // the author's line breaks stay: chunkers and readers see the source's lines
 		}
 	case *ast.String:
 		b.source(string(n.Value))

@@ -45,7 +45,7 @@ func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 }
 
 // navPages collects the page paths of a Mintlify navigation: the strings
-// of every "pages" list, at any depth.
+// of every "pages" list and every group's "root" page, at any depth.
 func navPages(v any, inPages bool, out map[string]bool) {
 	switch v := v.(type) {
 	case string:
@@ -58,7 +58,7 @@ func navPages(v any, inPages bool, out map[string]bool) {
 		}
 	case map[string]any:
 		for k, x := range v {
-			navPages(x, k == "pages", out)
+			navPages(x, k == "pages" || k == "root", out)
 		}
 	}
 }

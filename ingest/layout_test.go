@@ -108,7 +108,8 @@ func TestMkDocsReadsDocsDirAndNavTitles(t *testing.T) {
 func TestMintlifyReadsTheNavigationsPages(t *testing.T) {
 	fsys := fstest.MapFS{
 		"docs.json": file(`{"name": "x", "navigation": {"tabs": [{"tab": "Guides", "groups": [
-			{"group": "Start", "pages": ["quickstart", {"group": "Nested", "pages": ["api/auth"]}]}]}]}}`),
+			{"group": "Start", "pages": ["quickstart", {"group": "Nested", "root": "api/index", "pages": ["api/auth"]}]}]}]}}`),
+		"api/index.mdx":       file("---\ntitle: API\n---\nOverview.\n"),
 		"quickstart.mdx":      file("---\ntitle: Quickstart\n---\n<Card title=\"Install\" href=\"/x\">\n  Run the installer.\n</Card>\n\n## Next steps\n"),
 		"api/auth.md":         file("---\ntitle: Auth\n---\nUse a key.\n"),
 		"snippets/shared.mdx": file("Reusable.\n"),
@@ -127,7 +128,7 @@ func TestMintlifyReadsTheNavigationsPages(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	if want := []string{"api/auth.md /api/auth Auth", "quickstart.mdx /quickstart Quickstart"}; !slices.Equal(got, want) {
+	if want := []string{"api/auth.md /api/auth Auth", "api/index.mdx /api/ API", "quickstart.mdx /quickstart Quickstart"}; !slices.Equal(got, want) {
 		t.Fatalf("pages %q, want %q", got, want)
 	}
 }
