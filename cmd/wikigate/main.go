@@ -5,6 +5,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/caddyserver/caddy/v2"
@@ -22,6 +23,17 @@ func main() {
 	if wikigatecmd.IsVersionCall(os.Args) {
 		wikigatecmd.PrintVersion(os.Stdout)
 		return
+	}
+	// validate writes nothing (Caddy's creates the log files it checks);
+	// reload refuses to move a running gate without --force.
+	if wikigatecmd.IsValidateCall(os.Args) {
+		os.Exit(wikigatecmd.Validate(os.Args, os.Stdout, os.Stderr))
+	}
+	if wikigatecmd.IsReloadCall(os.Args) {
+		if err := wikigatecmd.CheckReload(os.Args, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "reload: "+err.Error())
+			os.Exit(1)
+		}
 	}
 	caddy.CustomBinaryName = wikigatecmd.BinaryName
 	caddy.CustomLongDescription = wikigatecmd.LongDescription

@@ -28,7 +28,10 @@ import (
 // it matters: when a configured verifier holds it (caddymodule).
 func init() {
 	applyEnvDefaults()
-	prepareDataDir(os.Args)
+	if err := prepareDataDir(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "wikigate: "+err.Error())
+		os.Exit(1)
+	}
 	if isValidation(os.Args) {
 		caddymodule.ValidateWithoutStores() // for the life of this process
 	}

@@ -92,10 +92,22 @@ func splitHostPort(name string) {
 
 // prepareDataDir creates the data directory, owner-only, when the server is
 // started: the admin socket lives there, and Caddy binds it before any
-// module (the feedback store) could create the directory.
-func prepareDataDir(args []string) {
+// module (the feedback store) could create the directory. `run` then
+// locks it (lockDataDir); `start` does not, since the process it starts
+// runs `run` and takes the lock itself.
+func prepareDataDir(args []string) error {
 	if len(args) < 2 || (args[1] != "run" && args[1] != "start") {
-		return
+		return nil
 	}
-	_ = os.MkdirAll(os.Getenv("WIKIGATE_DATA_DIR"), 0o700) // Caddy reports what still fails
+	dir := os.Getenv("WIKIGATE_DATA_DIR")
+	_ = os.MkdirAll(dir, 0o700) // Caddy reports what still fails
+	if args[1] != "run" {
+		return nil
+	}
+	f, err := lockDataDir(dir)
+	if err != nil {
+		return err
+	}
+	dataDirLock = f
+	return nil
 }

@@ -30,7 +30,10 @@ func TestDataDirIsCreatedOwnerOnlyWhenServing(t *testing.T) {
 	if _, err := os.Stat(dir); err == nil {
 		t.Fatalf("a command that does not serve created %s", dir)
 	}
-	prepareDataDir([]string{"wikigate", "run"})
+	if err := prepareDataDir([]string{"wikigate", "run"}); err != nil {
+		t.Fatal(err)
+	}
+	defer dataDirLock.Close()
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("data dir after run: %v %v, want an owner-only directory", fi, err)
 	}
