@@ -83,6 +83,7 @@ type attack struct {
 func attacks(cfg config) []attack {
 	return []attack{
 		{"strict-json", strictJSONAttacks},
+		{"mcp", mcpAttacks},
 		{"future-iat", futureIAT},
 		{"expect-100-unauthenticated", expectContinue},
 		{"slow-bodies", func(ctx context.Context, t *target) []result { return slowBodies(ctx, t, cfg.slowConns) }},
