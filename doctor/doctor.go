@@ -18,6 +18,9 @@ type Config struct {
 	Meili   MeiliTarget
 	RAGFlow *RAGFlowTarget // nil: the gate has no ragflow block
 	Catalog Catalog
+	// DefaultScope is the policy data's humans.default_scope, checked
+	// against the catalog (zero: not checked).
+	DefaultScope DefaultScope
 	// Sample is how many documents per index or dataset are read to check
 	// their fields. Default 20.
 	Sample int
@@ -87,6 +90,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	}
 	r := &Report{}
 	checkCatalogShape(r, cfg)
+	checkDefaultScope(r, cfg)
 	checkMeili(ctx, r, cfg)
 	if cfg.RAGFlow == nil {
 		r.add("ragflow", Warn, "no ragflow block: answers are not configured, datasets not checked")

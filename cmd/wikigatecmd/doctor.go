@@ -20,7 +20,8 @@ what the gate relies on that is missing (README, Backends: the data
 contract): the index and its filterable, searchable and displayed
 attributes, the fields of a sample of pages, the citation meta_fields of a
 sample of each catalog dataset's documents, catalog datasets that do not
-exist or that the gate's RAGFlow key cannot access, and backend versions.
+exist or that the gate's RAGFlow key cannot access, default-scope projects
+that are not public or have no catalog dataset, and backend versions.
 It exits 1 when something is wrong.
 
   wikigate doctor --config Caddyfile
@@ -191,6 +192,9 @@ func (f *doctorFlags) doctorConfig(g gateHandler) (doctor.Config, error) {
 		return cfg, fmt.Errorf("reading the catalog: %w", err)
 	}
 	if cfg.Catalog, err = doctor.ParseCatalog(data); err != nil {
+		return cfg, fmt.Errorf("%s: %w", dataFile, err)
+	}
+	if cfg.DefaultScope, err = doctor.ParseDefaultScope(data); err != nil {
 		return cfg, fmt.Errorf("%s: %w", dataFile, err)
 	}
 	return cfg, nil
