@@ -108,7 +108,7 @@ func (t *target) mcpSession(ctx context.Context) (map[string]string, error) {
 	return hdr, nil
 }
 
-func with(base map[string]string, kv ...string) map[string]string {
+func mcpWith(base map[string]string, kv ...string) map[string]string {
 	out := map[string]string{}
 	for k, v := range base {
 		out[k] = v
@@ -142,11 +142,11 @@ func mcpPlainRefusals(ctx context.Context, t *target, session map[string]string)
 		hdr    map[string]string
 		body   string
 	}{
-		{http.MethodPost, with(session, "Accept", "application/json"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{http.MethodPost, mcpWith(session, "Accept", "application/json"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
 		{http.MethodPost, map[string]string{"Mcp-Protocol-Version": "1999-01-01"}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"h","version":"1"}}}`},
 		{http.MethodPost, session, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"search","arguments":{"question":"q"}}}`},
 		{http.MethodGet, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Accept": "text/event-stream"}, ""},
-		{http.MethodGet, with(session, "Accept", "text/event-stream", "Last-Event-ID", "not-an-event-id"), ""},
+		{http.MethodGet, mcpWith(session, "Accept", "text/event-stream", "Last-Event-ID", "not-an-event-id"), ""},
 		{http.MethodDelete, map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, ""},
 	}
 	seen, plain := tally{}, 0
