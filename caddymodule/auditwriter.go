@@ -29,9 +29,16 @@ func init() { caddy.RegisterModule(new(AuditFileWriter)) }
 // too; a process start opens a new stream that names the file's last hash.
 // A record the disk could not take is counted in
 // caddy_wikigate_audit_lost_records_total and logged, never dropped
-// silently.
+// silently. Each stream starts with a start record and a clean close ends
+// it with a close record, so verify shows a gate that died (README,
+// Tamper-evident audit).
+//
+// With `sync` the file is durable: each batch is written and fsynced
+// before the calls whose records it holds are answered (holdForAudit), so
+// an answered call's record survives kill -9 or a crash.
 type AuditFileWriter struct {
 	Filename string `json:"filename,omitempty"`
+	Sync     bool   `json:"sync,omitempty"`
 
 	logger *zap.Logger
 }
@@ -51,8 +58,14 @@ func (w *AuditFileWriter) String() string {
 	return w.Filename
 }
 
-// WriterKey makes Caddy share one open chain per file.
-func (w *AuditFileWriter) WriterKey() string { return "wikigate_audit_file:" + w.String() }
+// WriterKey makes Caddy share one open chain per file and mode: a reload
+// that turns sync on or off opens a new stream.
+func (w *AuditFileWriter) WriterKey() string {
+	if w.Sync {
+		return "wikigate_audit_file:sync:" + w.String()
+	}
+	return "wikigate_audit_file:" + w.String()
+}
 
 // Provision takes the logger that reports lost records and registers
 // their counter.
@@ -75,7 +88,7 @@ func (w *AuditFileWriter) OpenWriter() (io.WriteCloser, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return audit.OpenChainFile(w.Filename, audit.BatchOptions{OnLoss: lossReporter(logger, w.String())})
+	return audit.OpenChainFile(w.Filename, audit.BatchOptions{OnLoss: lossReporter(logger, w.String()), Sync: w.Sync})
 }
 
 var (
@@ -114,14 +127,22 @@ func lossReporter(logger *zap.Logger, file string) func(int, error) {
 	}
 }
 
-// UnmarshalCaddyfile reads `output wikigate_audit_file <path>`.
+// UnmarshalCaddyfile reads `output wikigate_audit_file <path> [{ sync }]`.
 func (w *AuditFileWriter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next()
 	if !d.AllArgs(&w.Filename) {
 		return d.ArgErr()
 	}
-	if d.NextBlock(0) {
-		return d.Errf("wikigate_audit_file takes no options")
+	for d.NextBlock(0) {
+		switch d.Val() {
+		case "sync":
+			if d.NextArg() {
+				return d.Errf("sync takes no value")
+			}
+			w.Sync = true
+		default:
+			return d.Errf("wikigate_audit_file: unknown option %q (it takes only sync)", d.Val())
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -30,7 +31,8 @@ func TestAuditFileWriterCloseWritesWhatIsPending(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[2], `"seq":3,`) {
+	// start record, the three lines, close record
+	if len(lines) != 5 || !strings.Contains(lines[3], `"seq":4,`) || !strings.Contains(lines[4], `"audit_event":"close"`) {
 		t.Fatalf("file after Close: %q", raw)
 	}
 	if _, err := w.Write([]byte("{}\n")); err == nil {
@@ -52,5 +54,53 @@ func TestAuditLossIsCountedAndLogged(t *testing.T) {
 	entries := logs.All()
 	if len(entries) != 1 || entries[0].Message != "audit records lost" || entries[0].ContextMap()["records"] != int64(2) {
 		t.Fatalf("log entries %+v, want one saying 2 records lost", entries)
+	}
+}
+
+// `sync` in the writer's block turns the durable mode on, and keys the
+// writer apart from the same file without it.
+func TestAuditFileWriterSyncOption(t *testing.T) {
+	for cfg, want := range map[string]bool{
+		"wikigate_audit_file /var/log/a.log":                 false,
+		"wikigate_audit_file /var/log/a.log {\n\tsync\n}":    true,
+		"wikigate_audit_file /var/log/a.log {\n\tsync on\n}": false,
+		"wikigate_audit_file /var/log/a.log {\n\tfsync\n}":   false,
+	} {
+		var w AuditFileWriter
+		err := w.UnmarshalCaddyfile(caddyfile.NewTestDispenser(cfg))
+		if strings.Contains(cfg, " on") || strings.Contains(cfg, "fsync") {
+			if err == nil {
+				t.Errorf("%q: accepted", cfg)
+			}
+			continue
+		}
+		if err != nil || w.Sync != want || w.Filename != "/var/log/a.log" {
+			t.Errorf("%q: %+v, %v", cfg, w, err)
+		}
+	}
+	plain, durable := AuditFileWriter{Filename: "/a.log"}, AuditFileWriter{Filename: "/a.log", Sync: true}
+	if plain.WriterKey() == durable.WriterKey() {
+		t.Error("one writer key for the file with and without sync")
+	}
+}
+
+// The writer Caddy opens starts its stream with a start record and ends
+// it with a close record when Caddy closes it.
+func TestAuditFileWriterWritesStartAndClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	w, err := (&AuditFileWriter{Filename: path, Sync: true}).OpenWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte(`{"msg":"wikigate call"}` + "\n"))
+	raw, _ := os.ReadFile(path)
+	if !strings.Contains(string(raw), `"msg":"wikigate call"`) {
+		t.Fatalf("a durable write returned before its record was in the file: %q", raw)
+	}
+	w.Close()
+	raw, _ = os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"audit_event":"start","sync":true`) || !strings.Contains(lines[2], `"audit_event":"close"`) {
+		t.Fatalf("file: %q", raw)
 	}
 }

@@ -267,7 +267,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	if h.serveMCP(w, r) || h.widget.Serve(w, r) {
 		return nil
 	}
-	h.gw.ServeHTTP(w, r)
+	serveAudited(h.gw, w, r) // held until its audit record lands when the audit file syncs
 	return nil
 }
 
