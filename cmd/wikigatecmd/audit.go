@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
@@ -11,18 +12,35 @@ import (
 	"github.com/wikigate/wikigate/audit"
 )
 
+// Exit statuses of `wikigate audit verify`.
+const (
+	verifyOK      = 0
+	verifyBroken  = 1 // a chain is broken (or the files hold no chain, or cannot be read)
+	verifyUnclean = 2 // the chains hold, but a stream ended without a close record
+)
+
 // init registers `wikigate audit verify`, which checks the hash chain the
 // `wikigate_audit_file` log output writes.
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "audit",
-		Usage: "verify <file> [<file>...]",
+		Usage: "verify [--closed] [--known-unclean <stream>]... <file> [<file>...]",
 		Short: "Verifies the hash chain of wikigate audit logs",
 		Long: `Reads audit logs written by the wikigate_audit_file log output (rotated
 files oldest first) and checks every stream's chain: a removed, reordered or
 edited line is reported as file:line with what is wrong, and the exit status
-is 1. On success it prints each stream's head (last seq and hash): keep it
-elsewhere, since an edit of a stream's last line changes no later link.
+is 1. Then it says how each stream ended: a stream whose gate died (kill -9,
+a crash, power loss) has no close record, and the next gate's start record
+says so; it is reported as an unclean end (its last seq and time: records of
+calls answered after that may be lost) and the exit status is 2. A stream
+still being written is open (no close record yet) and does not fail, unless
+--closed says no gate writes the files any more. A stream written before
+start and close records existed is unchecked. On success it prints each
+stream's head (last seq and hash): keep it elsewhere, since an edit of a
+stream's last line changes no later link.
+
+Exit status: 0 ok, 1 chain broken, 2 chain intact but a stream ended
+uncleanly (--known-unclean <stream> accepts one you have looked into).
 
   wikigate audit verify /var/log/wikigate/audit.log`,
 		CobraFunc: func(cmd *cobra.Command) { cmd.AddCommand(auditVerifyCommand()) },
@@ -30,42 +48,88 @@ elsewhere, since an edit of a stream's last line changes no later link.
 }
 
 func auditVerifyCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify <file> [<file>...]",
-		Short: "Checks an audit log's hash chain and names the lines that break it",
+	var opt verifyOptions
+	cmd := &cobra.Command{
+		Use:   "verify [--closed] [--known-unclean <stream>]... <file> [<file>...]",
+		Short: "Checks an audit log's hash chain and how each stream ended",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			return verifyAudit(cmd.OutOrStdout(), files)
+			return caddycmd.WrapCommandFuncForCobra(func(caddycmd.Flags) (int, error) {
+				return verifyAudit(cmd.OutOrStdout(), files, opt)
+			})(cmd, files)
 		},
 	}
+	cmd.Flags().BoolVar(&opt.closed, "closed", false, "no gate writes these files any more: an open stream is an unclean end too")
+	cmd.Flags().StringArrayVar(&opt.known, "known-unclean", nil, "a stream whose unclean end is known (looked into): reported, not failed")
+	return cmd
 }
 
-func verifyAudit(out io.Writer, files []string) error {
+type verifyOptions struct {
+	closed bool
+	known  []string
+}
+
+// failing is whether an end fails the verification under opt.
+func (opt verifyOptions) failing(e audit.End) bool {
+	unclean := e.State == audit.EndUnclean || (opt.closed && e.State == audit.EndOpen)
+	return unclean && !slices.Contains(opt.known, e.Stream)
+}
+
+func verifyAudit(out io.Writer, files []string, opt verifyOptions) (int, error) {
 	var inputs []audit.Input
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
-			return err
+			return verifyBroken, err
 		}
 		defer f.Close()
 		inputs = append(inputs, audit.Input{Name: name, R: f})
 	}
 	rep, err := audit.Verify(inputs...)
 	if err != nil {
-		return err
+		return verifyBroken, err
 	}
 	for _, p := range rep.Problems {
 		fmt.Fprintln(out, p)
 	}
 	if len(rep.Problems) > 0 {
-		return fmt.Errorf("audit chain broken: %d problem(s) in %d record(s)", len(rep.Problems), rep.Records)
+		return verifyBroken, fmt.Errorf("audit chain broken: %d problem(s) in %d record(s)", len(rep.Problems), rep.Records)
 	}
 	if rep.Records == 0 {
-		return fmt.Errorf("no chained records (is the log written with output wikigate_audit_file?)")
+		return verifyBroken, fmt.Errorf("no chained records (is the log written with output wikigate_audit_file?)")
 	}
-	fmt.Fprintf(out, "ok: %d record(s) in %d stream(s), %d other line(s)\n", rep.Records, len(rep.Heads), rep.Other)
+	failing := 0
+	for _, e := range rep.Ends {
+		if opt.failing(e) {
+			failing++
+		}
+	}
+	if failing > 0 {
+		fmt.Fprintf(out, "unclean: %d record(s) in %d stream(s), %d other line(s); the chains hold, but %d stream(s) ended without a close record\n", rep.Records, len(rep.Heads), rep.Other, failing)
+	} else {
+		fmt.Fprintf(out, "ok: %d record(s) in %d stream(s), %d other line(s)\n", rep.Records, len(rep.Heads), rep.Other)
+	}
+	printEnds(out, rep, opt)
 	for _, h := range rep.Heads {
 		fmt.Fprintf(out, "head stream %s seq %d sha256 %s (%s:%d)\n", h.Stream, h.Seq, h.Hash, h.File, h.Line)
 	}
-	return nil
+	if failing > 0 {
+		return verifyUnclean, nil
+	}
+	return verifyOK, nil
+}
+
+// printEnds names every stream that did not end with a close record.
+func printEnds(out io.Writer, rep audit.Report, opt verifyOptions) {
+	for _, e := range rep.Ends {
+		switch {
+		case e.State == audit.EndClosed:
+		case opt.closed && e.State == audit.EndOpen:
+			fmt.Fprintf(out, "unclean end (--closed): %s\n", e)
+		case slices.Contains(opt.known, e.Stream) && e.State != audit.EndUnchecked:
+			fmt.Fprintf(out, "known %s\n", e)
+		default:
+			fmt.Fprintln(out, e)
+		}
+	}
 }
