@@ -84,6 +84,7 @@ func attacks(cfg config) []attack {
 	return []attack{
 		{"strict-json", strictJSONAttacks},
 		{"mcp", mcpAttacks},
+		{"credentials", credentialAttacks},
 		{"future-iat", futureIAT},
 		{"expect-100-unauthenticated", expectContinue},
 		{"slow-bodies", func(ctx context.Context, t *target) []result { return slowBodies(ctx, t, cfg.slowConns) }},
