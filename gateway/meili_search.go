@@ -112,7 +112,7 @@ func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery) (meil
 	if err != nil {
 		return meiliResult{}, err
 	}
-	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope)
+	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope, derefS(q.HighlightPreTag), derefS(q.HighlightPostTag))
 	c.rec.Dropped += dropped
 	complete := completeAnswer(p, len(resp.Hits))
 	if complete {

@@ -84,6 +84,10 @@ func wikiPagesFile(t *testing.T) string {
 // a key, and sees only public approved pages, even when its facet filter
 // asks for working ones; the widget it embeds from the gate streams an
 // answer across origins, its citations linking to approved pages.
+// csp.test.mjs: a docs page sending the Content-Security-Policy the README
+// recommends (scripts from and connections to the gate, no
+// 'unsafe-inline') searches and streams an answer with the widget, styled,
+// and no violation is reported.
 func TestWidgetInBrowser(t *testing.T) {
 	node, chromium := browserTools(t)
 	docsPort := freePort(t)
@@ -92,13 +96,13 @@ func TestWidgetInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-concurrency=1", "--test-reporter=spec",
-		"widget.test.mjs", "docs-site.test.mjs")
+		"widget.test.mjs", "docs-site.test.mjs", "csp.test.mjs")
 	cmd.Dir = browserTestDir
 	cmd.Env = append(os.Environ(), "WIKIGATE_URL="+g.url, "CHROMIUM_PATH="+chromium,
 		"WIKIGATE_ARTIFACTS="+artifactsDir(t), "WIKIGATE_PAGES="+wikiPagesFile(t),
 		fmt.Sprintf("WIKIGATE_DOCS_PORT=%d", docsPort), "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()
-	t.Logf("node --test widget.test.mjs docs-site.test.mjs (in tests/browser):\n%s", out)
+	t.Logf("node --test widget.test.mjs docs-site.test.mjs csp.test.mjs (in tests/browser):\n%s", out)
 	if err != nil {
 		t.Fatalf("the browser test failed: %v", err)
 	}

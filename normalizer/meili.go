@@ -94,16 +94,18 @@ func meiliPage(h meili.Hit) protocol.Page {
 // MeiliHitsInScope keeps the hits inside eff for the gate's
 // Meilisearch-compatible routes (which answer Meilisearch's own hit
 // shape), and counts the ones dropped. A kept hit's title, and its
-// highlighted title and content crop, lose their markup but for
-// Meilisearch's own <em> highlights (search UIs render _formatted as
-// HTML); its content is the page's source, as stored.
-func MeiliHitsInScope(hits []meili.Hit, eff protocol.Scope) (kept []meili.Hit, dropped int) {
+// highlighted title and content crop, lose their markup but for the
+// highlight tags Meilisearch put in (search UIs render _formatted as
+// HTML): its default <em> and </em>, and the caller's highlightPreTag and
+// highlightPostTag. Its content is the page's source, as stored.
+func MeiliHitsInScope(hits []meili.Hit, eff protocol.Scope, highlightTags ...string) (kept []meili.Hit, dropped int) {
+	keep := append(highlightTags[:len(highlightTags):len(highlightTags)], meiliHighlightTags...)
 	kept = make([]meili.Hit, 0, len(hits))
 	for _, h := range hits {
 		if meiliHitInScope(h, eff) {
 			h.Title = plainTitle(h.Title)
-			h.Formatted.Title = meili.FormattedText(stripMarkup(string(h.Formatted.Title), true))
-			h.Formatted.Content = meili.FormattedText(stripMarkup(string(h.Formatted.Content), true))
+			h.Formatted.Title = meili.FormattedText(stripMarkup(string(h.Formatted.Title), keep...))
+			h.Formatted.Content = meili.FormattedText(stripMarkup(string(h.Formatted.Content), keep...))
 			kept = append(kept, h)
 			continue
 		}

@@ -14,9 +14,9 @@ import (
 // a page's HTML is never a snippet's).
 func meiliSnippet(h meili.Hit) string {
 	if crop := string(h.Formatted.Content); strings.TrimSpace(crop) != "" {
-		return meiliPlainText(stripMarkup(crop, false), meiliCropMaxRunes, true)
+		return meiliPlainText(stripMarkup(crop), meiliCropMaxRunes, true)
 	}
-	return meiliPlainText(stripMarkup(contentHead(h.Content), false), meiliSnippetRunes, false)
+	return meiliPlainText(stripMarkup(contentHead(h.Content)), meiliSnippetRunes, false)
 }
 
 // contentHead is enough of a page's content to make a snippet from, even

@@ -50,18 +50,21 @@ func DropUnsafeHitURLs(hits []meili.Hit) (dropped int) {
 // plainTitle is a title as text: markup removed (a title is never HTML, and
 // a renderer that trusted it would run "<img onerror>"), whitespace folded.
 func plainTitle(s string) string {
-	return stripMarkup(s, false)
+	return stripMarkup(s)
 }
+
+// meiliHighlightTags are Meilisearch's default highlight tags.
+var meiliHighlightTags = []string{"<em>", "</em>"}
 
 // stripMarkup removes every HTML tag, comment, doctype or processing
 // instruction: a "<" followed by a letter, "/", "!" or "?" up to the next
 // ">", or to the end when none follows (a crop may cut a tag open); a
 // script or style element goes whole, its code with it. Each
 // becomes a space, so what is left on either side never joins into a new
-// tag ("<<b>script>" leaves "< script>"); whitespace is then folded. With
-// keepEm, the bare <em> and </em> Meilisearch highlights with stay. Text
-// without markup comes back as it is, without a copy.
-func stripMarkup(s string, keepEm bool) string {
+// tag ("<<b>script>" leaves "< script>"); whitespace is then folded. The
+// tags in keep, exactly as written (the highlight tags Meilisearch put
+// in), stay. Text without markup comes back as it is, without a copy.
+func stripMarkup(s string, keep ...string) string {
 	if strings.IndexByte(s, '<') < 0 {
 		return s
 	}
@@ -75,7 +78,7 @@ func stripMarkup(s string, keepEm bool) string {
 		}
 		b.WriteString(s[i : i+j])
 		i += j
-		if !opensTag(s, i) || keepEm && isEmTag(s[i:]) {
+		if !opensTag(s, i) || isKept(s[i:], keep) {
 			b.WriteByte('<')
 			i++
 			continue
@@ -145,6 +148,12 @@ func opensTag(s string, i int) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '/' || c == '!' || c == '?'
 }
 
-func isEmTag(s string) bool {
-	return strings.HasPrefix(s, "<em>") || strings.HasPrefix(s, "</em>")
+// isKept reports whether s starts with one of the kept tags.
+func isKept(s string, keep []string) bool {
+	for _, tag := range keep {
+		if tag != "" && strings.HasPrefix(s, tag) {
+			return true
+		}
+	}
+	return false
 }

@@ -118,6 +118,9 @@ func TestHitsWithHostileURLsAndMarkup(t *testing.T) {
 		t.Errorf("page %+v", pages)
 	}
 
+	if kept, _ := MeiliHitsInScope([]meili.Hit{hostileHit("/x")}, kgentScope, "<mark>", "</mark>"); kept[0].Formatted.Title != "<em>Memory</em>" {
+		t.Errorf("the default <em> stays beside the caller's tags: %q", kept[0].Formatted.Title)
+	}
 	kept, _ := MeiliHitsInScope(hits[:1], kgentScope)
 	h := kept[0]
 	if h.URL != "" || h.Title != "Memory" || h.Formatted.Title != "<em>Memory</em>" ||
@@ -156,26 +159,33 @@ func TestStripMarkup(t *testing.T) {
 		"<em>kept?</em>":                   "kept?",
 		"   spaced   <br>  out  ":          "spaced out",
 	} {
-		if got := stripMarkup(in, false); got != want {
+		if got := stripMarkup(in); got != want {
 			t.Errorf("stripMarkup(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := stripMarkup("<em>a</em> <em onclick=x>b</em>", true); got != "<em>a</em> b</em>" {
-		t.Errorf("keepEm: %q", got)
+	if got := stripMarkup("<em>a</em> <em onclick=x>b</em>", meiliHighlightTags...); got != "<em>a</em> b</em>" {
+		t.Errorf("keeping <em>: %q", got)
+	}
+	if got := stripMarkup("<mark>a</mark> <em>b</em> <mark x>c", "<mark>", "</mark>"); got != "<mark>a</mark> b c" {
+		t.Errorf("keeping <mark>: %q", got)
 	}
 }
 
-// FuzzStripMarkup: whatever goes in, no tag opener comes out (with keepEm,
-// but a bare <em> or </em>).
+// FuzzStripMarkup: whatever goes in, no tag opener comes out (with
+// Meilisearch's highlights kept, but a bare <em> or </em>).
 func FuzzStripMarkup(f *testing.F) {
 	for _, s := range []string{plantedTitle, "<<b>script>", "<em>x</em><em x>", "a<", "<a", "<\x00a>", "<</</a>>"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, keepEm bool) {
-		out := stripMarkup(s, keepEm)
+		var keep []string
+		if keepEm {
+			keep = meiliHighlightTags
+		}
+		out := stripMarkup(s, keep...)
 		for i := 0; i < len(out); i++ {
-			if out[i] == '<' && opensTag(out, i) && !(keepEm && isEmTag(out[i:])) {
+			if out[i] == '<' && opensTag(out, i) && !isKept(out[i:], keep) {
 				t.Fatalf("stripMarkup(%q, %v) = %q keeps a tag at %d", s, keepEm, out, i)
 			}
 		}

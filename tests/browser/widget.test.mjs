@@ -211,3 +211,22 @@ test("references follow the gate's rule; links keep docs-base's path", async () 
   assert.deepEqual(links, ["https://docs.example/docs/system/a#b", "https://other.example/p",
     "https://docs.example/system/a#b", "https://other.example/p"]);
 });
+
+// A link only to an http(s) page or a docs path: whatever else a url says
+// (the gate drops such urls already; the widget does not rely on it), the
+// title is shown as text, not as a link.
+test("links only to http(s) pages; any other url is no link", async () => {
+  const hostile = ["javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)",
+    "\u0000javascript:alert(1)", "\u00a0javascript:alert(1)", "java\u200bscript:alert(1)",
+    "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)", "file:///etc/passwd", "blob:https://x/y",
+    "//evil.example/x", "/\\evil.example/x", "\\\\evil.example", "https:evil.example", "https:/evil.example",
+    "https://user:pw@evil.example/", "https://docs.example@evil.example/", "http://", "", null, 7];
+  const got = await page.$eval("wikigate-ask", (w, urls) => urls.map((url) => w.link({ url })), hostile);
+  assert.deepEqual(got, hostile.map(() => null), JSON.stringify(hostile.map((u, i) => [u, got[i]])));
+  const rendered = await page.$eval("wikigate-ask", (w) => {
+    const n = w.pageLink({ url: "javascript:alert(1)", title: "<img src=x onerror=alert(1)>" });
+    const a = w.pageLink({ url: "https://docs.example/a", title: "A" });
+    return [n.nodeName, n.textContent, n.children.length, a.nodeName, a.getAttribute("rel")];
+  });
+  assert.deepEqual(rendered, ["SPAN", "<img src=x onerror=alert(1)>", 0, "A", "noopener noreferrer"]);
+});

@@ -6,7 +6,11 @@
 //   docs-base  base URL for citation links, its path kept (https://x.com/docs/
 //              makes /a/b https://x.com/docs/a/b; default: this page's origin)
 // Server text is only ever set with textContent: answers and titles come
-// from the wiki, and the page must not run what a wiki page contains.
+// from the wiki, and the page must not run what a wiki page contains. A
+// hit or citation links only to an http(s) URL or a docs path (safeHref);
+// the styles are a constructed stylesheet, so a page's Content-Security-
+// Policy needs no 'unsafe-inline' for the widget (README "Safe URLs and
+// the widget's Content-Security-Policy").
 
 const STYLE = `
 :host { display: block; font: 15px/1.5 system-ui, sans-serif; color: #1b1f24; max-width: 46rem; }
@@ -29,6 +33,19 @@ button:disabled { opacity: .6; cursor: default; }
 .status { min-height: 1.5em; color: #57606a; font-size: .9em; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
+
+// sheet is STYLE as a constructed stylesheet, which a page's style-src does
+// not govern (an inline <style> would need 'unsafe-inline'); null in a
+// browser without constructable stylesheets, which gets the <style>.
+const sheet = (() => {
+  try {
+    const s = new CSSStyleSheet();
+    s.replaceSync(STYLE);
+    return "adoptedStyleSheets" in ShadowRoot.prototype ? s : null;
+  } catch {
+    return null;
+  }
+})();
 
 // el builds an element; text is set with textContent, never parsed as HTML.
 function el(tag, attrs = {}, text) {
@@ -54,6 +71,32 @@ function fencedRanges(text) {
   }
   if (open !== null) ranges.push([open.index, text.length]);
   return ranges;
+}
+
+// unsafeURLChars are characters no link needs raw: controls, spaces (also
+// the Unicode ones and invisible format characters a parser may skip),
+// backslashes (read as "/"), quotes and angle brackets.
+const unsafeURLChars = /[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\\"'<>`]/;
+
+// safeHref is where a hit or citation may link, or null: an absolute
+// http(s) URL with a host, or a path of the docs site (not "//host"),
+// resolved under docs-base, the result again http(s). javascript:, data:
+// and every other scheme are shown as text, never as a link. The gate
+// drops such URLs already (README "Safe URLs"); the widget does not rely
+// on it.
+function safeHref(url, anchor, base) {
+  if (typeof url !== "string" || url === "" || unsafeURLChars.test(url)) return null;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url);
+  if (scheme ? !/^https?:\/\/[^/?#@]+([/?#]|$)/i.test(url) : url.startsWith("//")) return null;
+  let u;
+  try {
+    u = new URL(docsURL(url, base), location.origin);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  if (anchor) u.hash = anchor;
+  return u.href;
 }
 
 // docsURL is where a citation's url points: an absolute url as it is, a
@@ -128,7 +171,9 @@ class WikigateAsk extends HTMLElement {
   connectedCallback() {
     if (this.shadowRoot) return;
     const root = this.attachShadow({ mode: "open" });
-    root.append(el("style", {}, STYLE), this.buildSearch(), this.buildAsk());
+    if (sheet) root.adoptedStyleSheets = [sheet];
+    else root.append(el("style", {}, STYLE));
+    root.append(this.buildSearch(), this.buildAsk());
   }
 
   buildSearch() {
@@ -198,17 +243,25 @@ class WikigateAsk extends HTMLElement {
     }
     this.hits.replaceChildren(...hits.map((h) => {
       const li = el("li");
-      li.append(el("a", { href: this.link(h) }, h.title || h.url), el("small", {}, h.snippet || ""));
+      li.append(this.pageLink(h), el("small", {}, h.snippet || ""));
       return li;
     }));
   }
 
   // link is where a citation or hit points: the page URL plus its anchor,
-  // resolved against docs-base (relative URLs are the docs site's paths).
+  // resolved against docs-base (relative URLs are the docs site's paths);
+  // null when it has no url, or one that is not safe (safeHref).
   link(c) {
-    const u = new URL(docsURL(c.url || "/", this.getAttribute("docs-base")), location.origin);
-    if (c.anchor) u.hash = c.anchor;
-    return u.href;
+    return safeHref(c.url, c.anchor, this.getAttribute("docs-base"));
+  }
+
+  // pageLink is a hit's or citation's title as a link to its page, or as
+  // text when it has no safe link. rel: the docs page is not the opener
+  // of, and sends no referrer to, a page on another site.
+  pageLink(c) {
+    const text = c.title || c.path || c.url || "Untitled page";
+    const href = this.link(c);
+    return href ? el("a", { href, rel: "noopener noreferrer" }, text) : el("span", { class: "nolink" }, text);
   }
 
   // ask streams one answer: a turn of the session, created on the first
@@ -329,7 +382,7 @@ class WikigateAsk extends HTMLElement {
     const ol = el("ol", { class: "citations", "aria-label": "Sources" });
     citations.forEach((c, i) => {
       const li = el("li", { id: this.turnCiteId(i + 1, false) });
-      li.append(el("a", { href: this.link(c) }, c.title || c.url));
+      li.append(this.pageLink(c));
       ol.append(li);
     });
     return ol;
