@@ -5,17 +5,18 @@
 # or their _HOST/_PORT parts), then runs every ```sh block of the section in
 # one shell, in order, except those marked `<!-- readme_deploy: not run …`
 # (Docker, systemd, a full release rebuild: deploy/deploy_test.go covers
-# the build line). The production paths are pointed at a temporary
-# directory (WIKIGATE_LOG_DIR, WIKIGATE_POLICY_DIR=rego, Caddy's storage),
-# so nothing is written outside it. Every file under deploy/ the section
+# the build line). The section's blocks set the production paths
+# themselves (WIKIGATE_POLICY_DIR, WIKIGATE_LOG_DIR), as an operator
+# pasting them would; only the data directory and Caddy's storage are
+# pointed at a temporary directory. Every file under deploy/ the section
 # names must exist. Exits non-zero when a command fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 curl() { command curl --max-time 30 "$@"; }
 work=$(mktemp -d)
-export WIKIGATE_DATA_DIR="$work/data" WIKIGATE_LOG_DIR="$work/log" WIKIGATE_POLICY_DIR=rego
+export WIKIGATE_DATA_DIR="$work/data"
 export XDG_DATA_HOME="$work/xdg" XDG_CONFIG_HOME="$work/xdg"
-mkdir -p "$WIKIGATE_LOG_DIR"
+unset WIKIGATE_LOG_DIR WIKIGATE_POLICY_DIR
 addr() {
 	local whole=$1 host=$1_HOST port=$1_PORT
 	if [ -n "${!whole:-}" ]; then echo "${!whole}"; else echo "${!host:-${2%:*}}:${!port:-${2##*:}}"; fi
