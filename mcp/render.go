@@ -206,10 +206,15 @@ func appendAnswer(b []byte, a *protocol.AnswerResult) []byte {
 }
 
 // citationLinks are the answer's numbered citations as resource_link
-// content, so a client can open or fetch the cited pages.
+// content, so a client can open or fetch the cited pages. A citation
+// without a url (the gate dropped an unsafe one: README "Safe URLs") has
+// no link; the text still lists it under its number.
 func (h *Handler) citationLinks(cs []protocol.Citation) []mcpsdk.Content {
 	out := make([]mcpsdk.Content, 0, len(cs))
 	for i, c := range cs {
+		if c.URL == "" {
+			continue
+		}
 		n := strconv.Itoa(i + 1)
 		out = append(out, &mcpsdk.ResourceLink{
 			URI: h.pageURI(c.URL), Name: c.Path, Title: "[" + n + "] " + c.Title,
@@ -220,9 +225,10 @@ func (h *Handler) citationLinks(cs []protocol.Citation) []mcpsdk.Content {
 	return out
 }
 
-// pageURI resolves a page URL against PagesBaseURL when configured.
+// pageURI resolves a page URL against PagesBaseURL when configured. No
+// url stays none: it is not the base's page.
 func (h *Handler) pageURI(u string) string {
-	if h.cfg.PagesBaseURL == "" {
+	if h.cfg.PagesBaseURL == "" || u == "" {
 		return u
 	}
 	base, err1 := url.Parse(h.cfg.PagesBaseURL)
