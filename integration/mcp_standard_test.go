@@ -190,7 +190,8 @@ func TestMCPCancelledCallIsClientClosed(t *testing.T) {
 }
 
 // Refusals the SDK's transport used to write as plain text are JSON-RPC
-// errors through Caddy too, and undeclared capabilities are -32601.
+// errors through Caddy too; prompts/list is answered (the server declares
+// prompts: an empty list) and an undeclared capability is -32601.
 func TestMCPRefusalsAreJSON(t *testing.T) {
 	g := startGate(t, gateOptions{extraOptions: mcpBlock})
 	auth := "Bearer " + agentToken(t, "kunora-coding-agent")
@@ -206,9 +207,9 @@ func TestMCPRefusalsAreJSON(t *testing.T) {
 		"no text/event-stream in Accept": {noAccept, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
 		"unknown protocol version": {map[string]string{"Authorization": auth, "Mcp-Protocol-Version": "1999-01-01"},
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`},
-		"tools/call without id":   {session, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"search","arguments":{"question":"q"}}}`},
-		"Arguments":               {session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","Arguments":{"question":"q"}}}`},
-		"prompts/list undeclared": {session, `{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`},
+		"tools/call without id":          {session, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"search","arguments":{"question":"q"}}}`},
+		"Arguments":                      {session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","Arguments":{"question":"q"}}}`},
+		"completion/complete undeclared": {session, `{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":"b"}}}`},
 	}
 	for name, c := range cases {
 		r := g.mcpPost(c.hdr, c.body)
@@ -220,7 +221,10 @@ func TestMCPRefusalsAreJSON(t *testing.T) {
 			t.Errorf("%s: %d %q, want a JSON-RPC error", name, r.Status, r.Body)
 		}
 	}
-	if r := g.mcpPost(session, `{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`); !strings.Contains(string(r.Body), `"code":-32601`) {
-		t.Errorf("prompts/list: %s, want -32601", r.Body)
+	if r := g.mcpPost(session, `{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":"b"}}}`); !strings.Contains(string(r.Body), `"code":-32601`) {
+		t.Errorf("completion/complete: %s, want -32601", r.Body)
+	}
+	if r := g.mcpPost(session, `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`); !strings.Contains(string(r.Body), `"prompts":[]`) {
+		t.Errorf("prompts/list: %s, want an empty list", r.Body)
 	}
 }

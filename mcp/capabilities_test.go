@@ -1,44 +1,91 @@
 package mcp
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 )
 
-// Methods of capabilities the server does not declare (prompts, logging,
-// completions, resource subscriptions) are -32601 Method not found, on a
-// session and stateless (where SEP-2575 makes it HTTP 404); the SDK used to
-// answer prompts/list with an empty list.
-func TestUndeclaredCapabilitiesAreMethodNotFound(t *testing.T) {
+// Every method the server answers belongs to a capability it declares,
+// and the methods of capabilities it does not declare are -32601 Method
+// not found (HTTP 404 on 2026-07-28). The gate answered prompts/list
+// without declaring prompts, which the conformance suite's server-stateless
+// scenario refuses; it now declares prompts (an empty list), and logging
+// on the session revisions (2026-07-28 removed logging/setLevel).
+func TestAnsweredMethodsAreDeclared(t *testing.T) {
 	g := newFakeGate()
 	_, srv := server(t, g, Config{})
-	sid := openRawSession(t, srv, "2025-11-25")
-	session := map[string]string{"Authorization": "Bearer agent:coder", "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
-	stateless := map[string]string{"Authorization": "Bearer agent:coder", "Mcp-Protocol-Version": revisionStateless}
-	methods := map[string]string{
-		"prompts/list":        `{}`,
-		"prompts/get":         `{"name":"x"}`,
-		"logging/setLevel":    `{"level":"info"}`,
-		"completion/complete": `{"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":"b"}}`,
-		"resources/subscribe": `{"uri":"wiki://main/x.md"}`,
+	auth := map[string]string{"Authorization": "Bearer agent:coder"}
+	resp, body := post(t, srv, "POST", auth, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sessionCaps := capabilitiesOf(t, sseMessage(body))
+	session := map[string]string{"Authorization": "Bearer agent:coder", "Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
+	if r, b := post(t, srv, "POST", session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); r.StatusCode != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", r.StatusCode, b)
 	}
-	for method, params := range methods {
-		resp, body := post(t, srv, "POST", session, `{"jsonrpc":"2.0","id":7,"method":"`+method+`","params":`+params+`}`)
-		if code, msg, _ := rpcErr(t, sseMessage(body)); resp.StatusCode != http.StatusOK || code != -32601 {
-			t.Errorf("session %s: %d, code %d %q; want 200 and -32601", method, resp.StatusCode, code, msg)
-		}
-		hdr := map[string]string{"Mcp-Method": method}
-		for k, v := range stateless {
-			hdr[k] = v
-		}
-		if method == "prompts/get" || method == "resources/subscribe" {
-			continue // their Mcp-Name rules are the SDK's; the session case covers them
-		}
-		resp, body = post(t, srv, "POST", hdr, `{"jsonrpc":"2.0","id":8,"method":"`+method+`","params":`+withMeta(params)+`}`)
-		if code, msg, _ := rpcErr(t, sseMessage(body)); resp.StatusCode != http.StatusNotFound || code != -32601 {
-			t.Errorf("stateless %s: %d, code %d %q; want 404 and -32601", method, resp.StatusCode, code, msg)
+	stateless := func(method string) map[string]string {
+		return map[string]string{"Authorization": "Bearer agent:coder", "Mcp-Protocol-Version": revisionStateless, "Mcp-Method": method}
+	}
+	_, body = post(t, srv, "POST", stateless("server/discover"), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+metaTriple+`}}`)
+	statelessCaps := capabilitiesOf(t, sseMessage(body))
+
+	methods := []struct{ method, params, capability string }{
+		{"prompts/list", `{}`, "prompts"},
+		{"logging/setLevel", `{"level":"info"}`, "logging"},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":"b"}}`, "completions"},
+		{"resources/subscribe", `{"uri":"wiki://main/x.md"}`, "resources.subscribe"},
+	}
+	for _, m := range methods {
+		_, body := post(t, srv, "POST", session, `{"jsonrpc":"2.0","id":7,"method":"`+m.method+`","params":`+m.params+`}`)
+		checkDeclared(t, "session", m.method, sseMessage(body), sessionCaps[m.capability], http.StatusOK, http.StatusOK)
+		resp, body := post(t, srv, "POST", stateless(m.method), `{"jsonrpc":"2.0","id":8,"method":"`+m.method+`","params":`+withMeta(m.params)+`}`)
+		checkDeclared(t, "stateless", m.method, sseMessage(body), statelessCaps[m.capability], resp.StatusCode, http.StatusNotFound)
+	}
+	if !sessionCaps["prompts"] || !statelessCaps["prompts"] || !sessionCaps["logging"] || statelessCaps["logging"] {
+		t.Errorf("declared: session %v, stateless %v; want prompts on both, logging on sessions only", sessionCaps, statelessCaps)
+	}
+}
+
+// checkDeclared: a method is answered if and only if its capability is
+// declared; otherwise it is -32601 with the HTTP status the revision wants.
+func checkDeclared(t *testing.T, where, method, msg string, declared bool, status, refusedStatus int) {
+	t.Helper()
+	answered := strings.Contains(msg, `"result"`)
+	code, _, _ := rpcErr(t, msg)
+	switch {
+	case declared && !answered:
+		t.Errorf("%s %s: declared but not answered: %s", where, method, msg)
+	case !declared && answered:
+		t.Errorf("%s %s: answered without its capability declared: %s", where, method, msg)
+	case !declared && (code != -32601 || status != refusedStatus):
+		t.Errorf("%s %s: %d code %d, want %d and -32601", where, method, status, code, refusedStatus)
+	}
+}
+
+// capabilitiesOf reads the capabilities of an initialize or discover
+// result as a set: "prompts", "logging", "resources.subscribe"...
+func capabilitiesOf(t *testing.T, msg string) map[string]bool {
+	t.Helper()
+	var r struct {
+		Result struct {
+			Capabilities map[string]json.RawMessage `json:"capabilities"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(msg), &r); err != nil || r.Result.Capabilities == nil {
+		t.Fatalf("no capabilities in %s", msg)
+	}
+	out := map[string]bool{}
+	for k, v := range r.Result.Capabilities {
+		out[k] = true
+		var sub map[string]any
+		_ = json.Unmarshal(v, &sub)
+		for s, on := range sub {
+			if on == true {
+				out[k+"."+s] = true
+			}
 		}
 	}
+	return out
 }
 
 // withMeta adds the stateless _meta triple to a params object.

@@ -39,6 +39,7 @@ func (h *Handler) newServer(s *session) *mcpsdk.Server {
 		Capabilities: &mcpsdk.ServerCapabilities{
 			Tools:     &mcpsdk.ToolCapabilities{ListChanged: true},
 			Resources: &mcpsdk.ResourceCapabilities{}, // wiki pages (resources.go); no list, no subscriptions
+			Prompts:   &mcpsdk.PromptCapabilities{},   // none: the list is empty, but clients ask for it (README "MCP")
 		},
 		SupportedProtocolVersions: Revisions,
 		SetCacheable:              setCacheable,
@@ -46,13 +47,16 @@ func (h *Handler) newServer(s *session) *mcpsdk.Server {
 	if s != nil {
 		id := s.id
 		opts.GetSessionID = func() string { return id }
+		// A client may set its log level (the 2026-07-28 revision removed
+		// logging/setLevel); the gate sends no log messages.
+		opts.Capabilities.Logging = &mcpsdk.LoggingCapabilities{}
 	}
 	srv := mcpsdk.NewServer(h.impl, opts)
 	for i := range toolDefs {
 		srv.AddTool(toolObjects[i], h.toolHandler(toolDefs[i].name))
 	}
 	srv.AddResourceTemplate(pageTemplate, h.readPage)
-	srv.AddReceivingMiddleware(capabilityMiddleware, h.listMiddleware)
+	srv.AddReceivingMiddleware(h.listMiddleware)
 	return srv
 }
 

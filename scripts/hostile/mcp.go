@@ -188,22 +188,29 @@ func mcpStrictMembers(ctx context.Context, t *target, session map[string]string)
 }
 
 // mcpUndeclaredMethods: capabilities the server does not declare answer
-// -32601.
+// -32601 (completions, resource subscriptions; logging/setLevel on the
+// stateless revision, which removed it, with HTTP 404).
 func mcpUndeclaredMethods(ctx context.Context, t *target, session map[string]string) result {
 	seen, wrong := tally{}, 0
-	for i, m := range []string{"prompts/list", "logging/setLevel", "completion/complete", "resources/subscribe"} {
-		params := map[string]string{"logging/setLevel": `{"level":"info"}`, "completion/complete": `{"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":"b"}}`,
-			"resources/subscribe": `{"uri":"wiki://main/x.md"}`}[m]
-		if params == "" {
-			params = "{}"
-		}
-		r := t.mcpDo(ctx, http.MethodPost, session, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, 10+i, m, params))
+	cases := []struct{ method, params string }{
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":"b"}}`},
+		{"resources/subscribe", `{"uri":"wiki://main/x.md"}`},
+		{"resources/unsubscribe", `{"uri":"wiki://main/x.md"}`},
+	}
+	for i, c := range cases {
+		r := t.mcpDo(ctx, http.MethodPost, session, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, 10+i, c.method, c.params))
 		seen.add(r.String())
 		if r.code != -32601 {
 			wrong++
 		}
 	}
-	return result{pass: wrong == 0, name: "mcp-undeclared-capabilities", observed: fmt.Sprintf("status=%s wrong=%d", seen, wrong), expected: "-32601 Method not found"}
+	r := t.mcpDo(ctx, http.MethodPost, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "logging/setLevel"},
+		`{"jsonrpc":"2.0","id":20,"method":"logging/setLevel","params":{"level":"info",`+mcpMeta+`}}`)
+	seen.add(r.String())
+	if r.status != http.StatusNotFound || r.code != -32601 {
+		wrong++
+	}
+	return result{pass: wrong == 0, name: "mcp-undeclared-capabilities", observed: fmt.Sprintf("status=%s wrong=%d", seen, wrong), expected: "-32601 Method not found (404 on 2026-07-28)"}
 }
 
 // mcpSchemas: no tool's inputSchema has a top-level oneOf, anyOf or allOf
