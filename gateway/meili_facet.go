@@ -91,7 +91,7 @@ func (g *Gateway) runMeiliFacetSearch(ctx context.Context, c *call) (any, error)
 	}
 	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope)
 	c.rec.Dropped += dropped
-	b := facetBounds{kept: kept, complete: completeAnswer(p, len(resp.Hits)), total: max(resp.Total()-dropped, len(kept))}
+	b := facetBounds{kept: kept, countHits: countHits(p, len(resp.Hits), dropped), total: max(resp.Total()-dropped, len(kept))}
 	dist := scopedFacets([]string{name}, resp.FacetDistribution, c.decision.Scope, b)
 	hits := facetHits(dist[name], derefS(req.FacetQuery))
 	return meiliFacetResult{FacetHits: hits, FacetQuery: req.FacetQuery, ProcessingTimeMs: resp.ProcessingTimeMs}, nil
@@ -114,12 +114,13 @@ func facetHits(dist map[string]int, prefix string) []meiliFacetHit {
 }
 
 // facetBounds is what the gate knows of a search's matches besides the
-// backend's counts: the in-scope hits it saw, whether they are every
-// match, and the total the answer shows.
+// backend's counts: the in-scope hits it saw, whether it counts them
+// instead of trusting the backend (countHits), and the total the answer
+// shows.
 type facetBounds struct {
-	kept     []meili.Hit
-	complete bool
-	total    int
+	kept      []meili.Hit
+	countHits bool
+	total     int
 }
 
 // scopedFacets is the facet distribution a caller may see, one entry per
@@ -129,18 +130,18 @@ type facetBounds struct {
 // scope; a facet whose values the scope does not decide is not served,
 // since its counts could not be checked without the documents.
 //
-// When the backend's page holds every match (completeAnswer), the counts
-// are those of the in-scope hits, so a backend that lies about counts
-// reveals nothing. Otherwise they are the backend's counts of the values
-// the scope admits, in the scope's spelling (case variants merged), each
-// capped at the total the answer shows: the gate pushes the decided filter
-// into the search, so an honest backend counts in-scope documents only,
-// and a lying one cannot make a facet show more than the total does nor
-// name a value outside the scope.
+// When the gate counts the hits (countHits: they are every match, or the
+// backend ignored the filter), the counts are those of the in-scope hits,
+// so the backend's numbers reveal nothing. Otherwise they are the
+// backend's counts of the values the scope admits, in the scope's spelling
+// (case variants merged), each capped at the total the answer shows: the
+// gate pushes the decided filter into the search, so an honest backend
+// counts in-scope documents only, and a lying one cannot make a facet show
+// more than the total does nor name a value outside the scope.
 func scopedFacets(asked []string, dist map[string]map[string]int, eff protocol.Scope, b facetBounds) map[string]map[string]int {
 	out := make(map[string]map[string]int, len(asked))
 	for _, name := range asked {
-		if b.complete {
+		if b.countHits {
 			out[name] = hitFacetCounts(b.kept, name, eff)
 		} else {
 			out[name] = admittedCounts(dist[name], name, eff, b.total)
@@ -186,6 +187,15 @@ func admittedCounts(dist map[string]int, name string, eff protocol.Scope, total 
 		out[canon] = min(out[canon], total-m) + m // min(out[canon]+m, total)
 	}
 	return out
+}
+
+// countHits says whether the gate counts the facets of the in-scope hits
+// itself rather than trusting the backend's counts: when the hits are
+// every match (completeAnswer), or when the backend answered a hit outside
+// the decided scope (dropped), which it cannot do if it applied the
+// decided filter, so its counts are of documents the caller may not see.
+func countHits(p meili.SearchParams, n, dropped int) bool {
+	return dropped > 0 || completeAnswer(p, n)
 }
 
 // completeAnswer says whether the backend's n hits for p are every match:

@@ -82,9 +82,10 @@ func TestScopedFacetsOfALyingBackend(t *testing.T) {
 	}
 }
 
-// When the backend's page holds every match, the counts are the in-scope
-// hits' own: the backend's numbers are not used at all.
-func TestScopedFacetsOfEveryMatchCountTheHits(t *testing.T) {
+// When the gate counts the hits (every match in hand, or a backend that
+// ignored the filter), the counts are the in-scope hits' own: the
+// backend's numbers are not used at all.
+func TestScopedFacetsCountedFromTheHits(t *testing.T) {
 	eff := protocol.Scope{Projects: []string{"kunora-kgent", "kunora-gateway"}, Version: "main", IncludeWorkingDocs: true}
 	kept := []meili.Hit{
 		{Project: "kunora-kgent", Version: "main", Status: "approved"},
@@ -92,7 +93,7 @@ func TestScopedFacetsOfEveryMatchCountTheHits(t *testing.T) {
 		{Project: "kunora-gateway", Version: "main", Status: "approved"},
 	}
 	dist := map[string]map[string]int{"project": {"kunora-kgent": 30, "kunora-gateway": 12}, "status": {"approved": 40}}
-	got := scopedFacets([]string{"project", "status", "version"}, dist, eff, facetBounds{kept: kept, complete: true, total: 3})
+	got := scopedFacets([]string{"project", "status", "version"}, dist, eff, facetBounds{kept: kept, countHits: true, total: 3})
 	want := map[string]map[string]int{
 		"project": {"kunora-kgent": 2, "kunora-gateway": 1},
 		"status":  {"approved": 2, "working": 1},
@@ -125,11 +126,17 @@ func TestCompleteAnswer(t *testing.T) {
 		if got := completeAnswer(c.p, c.hits); got != c.want {
 			t.Errorf("%+v with %d hits: %v", c.p, c.hits, got)
 		}
+		if got := countHits(c.p, c.hits, 0); got != c.want {
+			t.Errorf("countHits %+v with %d hits: %v", c.p, c.hits, got)
+		}
+		if !countHits(c.p, c.hits, 1) {
+			t.Errorf("countHits %+v with a hit dropped: false", c.p)
+		}
 	}
 }
 
-// lyingSearch is a backend that ignores the filter: it answers hits and a
-// facet distribution of pages outside the scope, and a facetStats.
+// lyingSearch is a backend that lies: it answers hits (as many as asked,
+// 20 by default) and a facet distribution with values outside the scope.
 type lyingSearch struct {
 	hits  []meili.Hit
 	total int
@@ -173,48 +180,76 @@ func (p scopePolicy) DecideTool(context.Context, policies.Input) (policies.Decis
 }
 func (scopePolicy) Revision() string { return "r" }
 
-// Search and multi-search through a lying backend show an anonymous
-// reader no hidden facet value and no count above the answer's total;
-// facetStats is empty; a facet outside the served list is
-// invalid_search_facets (inside a multi-search too) and reaches no backend.
-func TestMeiliSearchFacetsOfALyingBackend(t *testing.T) {
-	eff := protocol.Scope{Projects: []string{"kunora-kgent"}, Paths: []string{"publish/k"}, Version: "main"}
-	hit := func(path, version, status string) meili.Hit {
-		return meili.Hit{ID: "x", Path: path, Project: "kunora-kgent", Version: version, Status: status}
-	}
-	search := &lyingSearch{total: 60, hits: []meili.Hit{
-		hit("publish/k/a.md", "main", "approved"), hit("publish/k/b.md", "main", "working"),
-		hit("publish/k/c.md", "v1.0", "approved"), hit("publish/secret/d.md", "main", "approved"),
-	}}
+// meiliPoster posts to the Meilisearch-compatible routes of a gate whose
+// backend is search, for an anonymous reader inside eff.
+func meiliPoster(t *testing.T, search Searcher, eff protocol.Scope) func(path, body string) (int, string) {
 	g, err := New(Config{}, Deps{Auth: anonymousAuth{}, Policy: scopePolicy{eff: eff}, Search: search})
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(path, body string) (int, string) {
+	return func(path, body string) (int, string) {
 		w := httptest.NewRecorder()
 		r := httptest.NewRequest(http.MethodPost, "/answer/meilisearch/"+path, strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		g.ServeHTTP(w, r)
 		return w.Code, strings.TrimSpace(w.Body.String())
 	}
+}
+
+// Search and multi-search through lying backends show an anonymous reader
+// no hidden facet value and no count above the answer's total; facetStats
+// is empty. A backend that answers hidden pages (it ignored the filter)
+// has its counts replaced by those of the in-scope hits; one that answers
+// in-scope pages only but lies about counts is capped at the total.
+func TestMeiliSearchFacetsOfALyingBackend(t *testing.T) {
+	eff := protocol.Scope{Projects: []string{"kunora-kgent"}, Paths: []string{"publish/k"}, Version: "main"}
+	hit := func(path, version, status string) meili.Hit {
+		return meili.Hit{ID: "x", Path: path, Project: "kunora-kgent", Version: version, Status: status}
+	}
+	ignoresFilter := &lyingSearch{total: 60, hits: []meili.Hit{
+		hit("publish/k/a.md", "main", "approved"), hit("publish/k/b.md", "main", "working"),
+		hit("publish/k/c.md", "v1.0", "approved"), hit("publish/secret/d.md", "main", "approved"),
+	}}
+	liesAboutCounts := &lyingSearch{total: 35, hits: []meili.Hit{
+		hit("publish/k/a.md", "main", "approved"), hit("publish/k/b.md", "main", "approved"),
+		hit("publish/k/c.md", "main", "approved"), hit("publish/k/d.md", "main", "approved"),
+	}}
 	const facets = `"facets":["status","project","version"]`
-	cases := map[string]string{
-		// a full page (4 of 4 asked): the backend's admitted counts, capped at 60-3
-		`{"q":"m","limit":4,` + facets + `}`: `"estimatedTotalHits":57,"facetDistribution":{"project":{"kunora-kgent":30},"status":{"approved":40},"version":{"main":40}},"facetStats":{}}`,
-		// every match in hand (4 of 20 asked): the in-scope hit's counts
-		`{"q":"m",` + facets + `}`: `"estimatedTotalHits":1,"facetDistribution":{"project":{"kunora-kgent":1},"status":{"approved":1},"version":{"main":1}},"facetStats":{}}`,
+	cases := []struct {
+		search     Searcher
+		body, want string
+	}{
+		// a full page (4 of 4 asked) with 3 hidden hits: the kept hit's counts; the total 60-3
+		{ignoresFilter, `{"q":"m","limit":4,` + facets + `}`,
+			`"estimatedTotalHits":57,"facetDistribution":{"project":{"kunora-kgent":1},"status":{"approved":1},"version":{"main":1}},"facetStats":{}}`},
+		// every match in hand (4 of 20 asked): the kept hit's counts, and the total
+		{ignoresFilter, `{"q":"m",` + facets + `}`,
+			`"estimatedTotalHits":1,"facetDistribution":{"project":{"kunora-kgent":1},"status":{"approved":1},"version":{"main":1}},"facetStats":{}}`},
+		// in-scope hits only, a full page: the admitted counts, capped at 35
+		{liesAboutCounts, `{"q":"m","limit":4,` + facets + `}`,
+			`"estimatedTotalHits":35,"facetDistribution":{"project":{"kunora-kgent":30},"status":{"approved":35},"version":{"main":35}},"facetStats":{}}`},
+		// a count-only query (one hit asked, one in scope): the same
+		{liesAboutCounts, `{"q":"m","limit":0,"facets":["status"]}`,
+			`"estimatedTotalHits":35,"facetDistribution":{"status":{"approved":35}},"facetStats":{}}`},
 	}
-	for body, want := range cases {
-		code, got := post("indexes/wiki_pages/search", body)
-		if code != 200 || !strings.HasSuffix(got, want) {
-			t.Errorf("%s: %d %s\nwant …%s", body, code, got, want)
+	for _, c := range cases {
+		post := meiliPoster(t, c.search, eff)
+		code, got := post("indexes/wiki_pages/search", c.body)
+		if code != 200 || !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s: %d %s\nwant …%s", c.body, code, got, c.want)
 		}
-		code, got = post("multi-search", `{"queries":[{"indexUid":"wiki_pages",`+body[1:]+`]}`)
-		if code != 200 || !strings.HasSuffix(got, want+"]}") {
-			t.Errorf("multi-search %s: %d %s\nwant …%s", body, code, got, want)
+		code, got = post("multi-search", `{"queries":[{"indexUid":"wiki_pages",`+c.body[1:]+`]}`)
+		if code != 200 || !strings.HasSuffix(got, c.want+"]}") {
+			t.Errorf("multi-search %s: %d %s\nwant …%s", c.body, code, got, c.want)
 		}
 	}
-	calls := search.calls
+}
+
+// A facet outside the served list is Meilisearch's invalid_search_facets
+// (inside a multi-search too, naming the query) and reaches no backend.
+func TestMeiliFacetOutsideTheServedListIsRefused(t *testing.T) {
+	search := &countingSearch{}
+	post := meiliPoster(t, search, protocol.Scope{Projects: []string{"p"}, Paths: []string{"publish/p"}, Version: "main"})
 	for path, body := range map[string]string{
 		"indexes/wiki_pages/search": `{"facets":["status","path"]}`,
 		"multi-search":              `{"queries":[{"indexUid":"wiki_pages"},{"indexUid":"wiki_pages","facets":["pathPrefixes"]}]}`,
@@ -229,7 +264,7 @@ func TestMeiliSearchFacetsOfALyingBackend(t *testing.T) {
 			t.Errorf("multi-search refusal: %s", e.Message)
 		}
 	}
-	if search.calls != calls {
+	if search.calls != 0 {
 		t.Fatal("a refused facet reached the backend")
 	}
 }

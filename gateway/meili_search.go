@@ -129,7 +129,7 @@ func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery) (meil
 	}
 	res := meiliResultOf(q, resp, hits, dropped)
 	if len(q.Facets) > 0 {
-		b := facetBounds{kept: kept, complete: complete, total: meiliShownTotal(res)}
+		b := facetBounds{kept: kept, countHits: countHits(p, len(resp.Hits), dropped), total: meiliShownTotal(res)}
 		res.FacetDistribution = scopedFacets(q.Facets, resp.FacetDistribution, c.decision.Scope, b)
 		res.FacetStats = &meiliFacetStats{}
 	}

@@ -29,7 +29,13 @@ func directFacets(t *testing.T, g *gate, q, facet string) map[string]any {
 // checking Meilisearch's response shape.
 func facetValues(t *testing.T, g *gate, body string) map[string]float64 {
 	t.Helper()
-	r := g.post(facetSearch, nil, body)
+	return facetValuesAs(t, g, nil, body)
+}
+
+// facetValuesAs is facetValues with the caller's headers.
+func facetValuesAs(t *testing.T, g *gate, headers map[string]string, body string) map[string]float64 {
+	t.Helper()
+	r := g.post(facetSearch, headers, body)
 	res := r.json(t)
 	hits, ok := res["facetHits"].([]any)
 	if r.Status != 200 || !ok || res["processingTimeMs"] == nil {

@@ -91,11 +91,21 @@ type facetCaller struct {
 	inScope map[string]int      // project → hostileHits the scope holds
 }
 
+// facetCounts is how an answer's facet counts must be bounded.
+type facetCounts int
+
+const (
+	capped   facetCounts = iota // each count at most the answer's total
+	counted                     // the in-scope hits' own counts
+	complete                    // those, and the total is their number
+)
+
 // People's and agents' searches through a lying Meilisearch: the facet
 // distribution of search and multi-search holds only values the decided
-// scope admits, in its spelling, each count at most the total the answer
-// shows; when the backend's page holds every match (fewer hits than
-// asked), the counts and totals are those of the in-scope hits. No
+// scope admits, in its spelling. When the backend answers hidden pages
+// (it ignored the filter) or its page holds every match, the counts are
+// those of the in-scope hits (and, for every match, the total too);
+// otherwise each count is at most the total the answer shows. No
 // facetStats of the backend reaches the caller, and a facet outside the
 // served attributes is Meilisearch's invalid_search_facets before any
 // backend call.
@@ -112,17 +122,19 @@ func TestPeopleMeiliFacetsThroughAHostileBackend(t *testing.T) {
 	}
 	const index = "/answer/meilisearch/indexes/wiki_pages/search"
 	const facets = `"facets":["status","project","version"]`
+	searchCases := []struct {
+		body string
+		want facetCounts
+	}{
+		{`{"q":"memory","limit":1,` + facets + `}`, capped},                 // the one page every caller may see
+		{`{"q":"memory","limit":5,` + facets + `}`, counted},                // a full page with hidden pages
+		{`{"q":"memory","hitsPerPage":5,"page":1,` + facets + `}`, counted}, // the same, page mode
+		{`{"q":"memory",` + facets + `}`, complete},                         // 5 hits of 20 asked
+	}
 	for _, c := range callers {
-		// A full page (5 hits asked, 5 returned): the backend's counts,
-		// cut to the admitted values and capped at the shown total.
-		full := g.post(index, c.headers, `{"q":"memory","limit":5,`+facets+`}`)
-		checkScopedFacets(t, c, "search, a full page", full, false)
-		paged := g.post(index, c.headers, `{"q":"memory","hitsPerPage":5,"page":1,`+facets+`}`)
-		checkScopedFacets(t, c, "search, page mode", paged, false)
-		// Every match in hand (5 hits of 20 asked): the in-scope hits' counts.
-		all := g.post(index, c.headers, `{"q":"memory",`+facets+`}`)
-		checkScopedFacets(t, c, "search, every match", all, true)
-
+		for _, sc := range searchCases {
+			checkScopedFacets(t, c, "search "+sc.body, g.post(index, c.headers, sc.body), sc.want)
+		}
 		multi := g.post("/answer/meilisearch/multi-search", c.headers, `{"queries":[`+
 			`{"indexUid":"wiki_pages","q":"memory","limit":5,`+facets+`},`+
 			`{"indexUid":"wiki_pages","q":"memory",`+facets+`},`+
@@ -131,9 +143,18 @@ func TestPeopleMeiliFacetsThroughAHostileBackend(t *testing.T) {
 		if multi.Status != 200 || len(results) != 3 {
 			t.Fatalf("%s: multi-search %d %s", c.name, multi.Status, multi.Body)
 		}
-		for i, complete := range []bool{false, true, false} {
+		for i, want := range []facetCounts{counted, complete, capped} {
 			raw, _ := json.Marshal(results[i])
-			checkScopedFacets(t, c, fmt.Sprintf("multi-search query %d", i), response{Status: 200, Body: raw}, complete)
+			checkScopedFacets(t, c, fmt.Sprintf("multi-search query %d", i), response{Status: 200, Body: raw}, want)
+		}
+		// The facet search offers the same values: the scope's spelling
+		// only (no case variant of the backend's), counts capped.
+		for _, name := range []string{"status", "project", "version"} {
+			for v, n := range facetValuesAs(t, g, c.headers, `{"facetName":"`+name+`","q":"memory"}`) {
+				if !slices.Contains(c.allowed[name], v) || n > hostileTotal {
+					t.Errorf("%s: facet search offers %s %q counted %v", c.name, name, v, n)
+				}
+			}
 		}
 	}
 
@@ -151,10 +172,11 @@ func TestPeopleMeiliFacetsThroughAHostileBackend(t *testing.T) {
 }
 
 // checkScopedFacets asserts one search answer of c: facetDistribution has
-// exactly the asked facets, each with admitted values only and counts no
-// higher than the answer's total; facetStats is empty; with complete, the
-// total and the counts are those of c's in-scope hostileHits.
-func checkScopedFacets(t *testing.T, c facetCaller, what string, r response, complete bool) {
+// only asked facets, each with admitted values only and counts no higher
+// than the answer's total; facetStats is empty; the counts (and with
+// complete the total) are bounded as want says, c.inScope being the
+// in-scope hostileHits.
+func checkScopedFacets(t *testing.T, c facetCaller, what string, r response, want facetCounts) {
 	t.Helper()
 	for _, leak := range []string{"working", "kunora-secret", "v1.0", "KUNORA", "onerror", "pathPrefixes", "secretScore", "publish/secret"} {
 		if strings.Contains(string(r.Body), leak) {
@@ -180,7 +202,7 @@ func checkScopedFacets(t *testing.T, c facetCaller, what string, r response, com
 	for _, n := range c.inScope {
 		inScope += n
 	}
-	if complete && total != float64(inScope) {
+	if want == complete && total != float64(inScope) {
 		t.Errorf("%s, %s: total %v with every match in hand, want the %d in-scope hits", c.name, what, total, inScope)
 	}
 	for facet, values := range dist {
@@ -193,8 +215,8 @@ func checkScopedFacets(t *testing.T, c facetCaller, what string, r response, com
 			if !slices.Contains(allowed, v) || count < 1 || count > total {
 				t.Errorf("%s, %s: %s %q counted %v (total %v)", c.name, what, facet, v, count, total)
 			}
-			if want := float64(c.inScope[v]); complete && facet == "project" && count != want {
-				t.Errorf("%s, %s: project %q counted %v, want %v", c.name, what, v, count, want)
+			if n := float64(c.inScope[v]); want != capped && facet == "project" && count != n {
+				t.Errorf("%s, %s: project %q counted %v, want %v", c.name, what, v, count, n)
 			}
 		}
 	}
