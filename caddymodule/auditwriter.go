@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"errors"
 	"io"
 	"path/filepath"
@@ -88,7 +89,62 @@ func (w *AuditFileWriter) OpenWriter() (io.WriteCloser, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return audit.OpenChainFile(w.Filename, audit.BatchOptions{OnLoss: lossReporter(logger, w.String()), Sync: w.Sync})
+	cf, err := audit.OpenChainFile(w.Filename, audit.BatchOptions{OnLoss: lossReporter(logger, w.String()), Sync: w.Sync})
+	if err != nil {
+		return nil, err
+	}
+	closeAtExit.Do(func() { caddy.OnExit(func(context.Context) { closeAuditFiles() }) })
+	return openAuditFiles.track(cf), nil
+}
+
+// Caddy closes a log writer when the last config using it is unloaded,
+// but not when the process exits (a SIGINT or SIGTERM stops the apps and
+// exits with the writers still open): the files still open then are
+// closed at exit, after the servers stopped, so a clean shutdown writes
+// what is pending and ends each stream with its close record.
+var (
+	closeAtExit    sync.Once
+	openAuditFiles = &auditFiles{open: map[*trackedAuditFile]struct{}{}}
+)
+
+type auditFiles struct {
+	mu   sync.Mutex
+	open map[*trackedAuditFile]struct{}
+}
+
+// trackedAuditFile is an open chain file known to closeAuditFiles.
+type trackedAuditFile struct {
+	*audit.ChainFile
+	files *auditFiles
+}
+
+func (a *auditFiles) track(cf *audit.ChainFile) *trackedAuditFile {
+	t := &trackedAuditFile{ChainFile: cf, files: a}
+	a.mu.Lock()
+	a.open[t] = struct{}{}
+	a.mu.Unlock()
+	return t
+}
+
+// Close closes the file (Caddy's unload, or the exit).
+func (t *trackedAuditFile) Close() error {
+	t.files.mu.Lock()
+	delete(t.files.open, t)
+	t.files.mu.Unlock()
+	return t.ChainFile.Close()
+}
+
+// closeAuditFiles closes every audit file still open.
+func closeAuditFiles() {
+	openAuditFiles.mu.Lock()
+	files := make([]*trackedAuditFile, 0, len(openAuditFiles.open))
+	for t := range openAuditFiles.open {
+		files = append(files, t)
+	}
+	openAuditFiles.mu.Unlock()
+	for _, t := range files {
+		_ = t.Close()
+	}
 }
 
 var (

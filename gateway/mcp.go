@@ -47,8 +47,9 @@ type CredentialInspector interface {
 // authenticator, tools/list is the policy's answer for each tool, and
 // tools/call runs the routes' pipeline (execute).
 type MCPGate struct {
-	g   *Gateway
-	cfg MCPConfig
+	g     *Gateway
+	cfg   MCPConfig
+	known knownAgents // agents the policy knows (mcp_auth.go)
 }
 
 var (

@@ -81,12 +81,16 @@ func (m *MCPGate) authenticate(r *http.Request) (mcp.Caller, error) {
 // a validly signed token or key for an agent the policy data does not know
 // (or has disabled) is 401 unauthorized at initialize, not a session whose
 // tools/list then fails. The question is the first served tool's gate, the
-// decision tools/list and tools/call ask too (so it is usually cached); a
-// "no" about that tool alone (forbidden_tool) is not a refusal here, and a
-// policy that cannot decide refuses (fail closed). Anonymous readers were
-// admitted by the site mode and have no entry to look up.
+// decision tools/list and tools/call ask too; a "no" about that tool alone
+// (forbidden_tool) is not a refusal here, and a policy that cannot decide
+// refuses (fail closed). Anonymous readers were admitted by the site mode
+// and have no entry to look up.
 func (m *MCPGate) knownCaller(ctx context.Context, p identity.Principal) (*audit.Decision, error) {
 	if p.Anonymous {
+		return nil, nil
+	}
+	revision := m.g.deps.Policy.Revision() // read before deciding: see knownAgents
+	if m.known.has(p, revision) {
 		return nil, nil
 	}
 	for _, tool := range mcpTools {
@@ -96,9 +100,35 @@ func (m *MCPGate) knownCaller(ctx context.Context, p identity.Principal) (*audit
 		}
 		rec := &audit.Record{}
 		err := deniedOrFailed(m.g.gateTool(ctx, rt, p, rec))
+		if err == nil {
+			m.known.add(p, revision)
+		}
 		return rec.Decision, err
 	}
 	return nil, nil
+}
+
+// knownAgents remembers which agents the tool gate found known, under the
+// policy revision it decided with, so that every MCP request of a known
+// agent costs a map lookup instead of a decision (a cached one is ~2.4 us,
+// about a fifth of what MCP adds to a call). A reload gives a new revision
+// and so a new question; the revision is read before the decision, so an
+// entry is never newer than the policy that made it. Only agents the policy
+// knows are kept, so it holds at most the policy data's agents.
+type knownAgents struct{ m sync.Map } // agent id -> policy revision
+
+func (k *knownAgents) has(p identity.Principal, revision string) bool {
+	if p.Type != identity.TypeAgent {
+		return false
+	}
+	v, ok := k.m.Load(p.ID)
+	return ok && v.(string) == revision
+}
+
+func (k *knownAgents) add(p identity.Principal, revision string) {
+	if p.Type == identity.TypeAgent {
+		k.m.Store(p.ID, revision)
+	}
 }
 
 // expiryOf reads when r's credential stops being accepted on first use

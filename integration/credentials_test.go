@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,31 @@ func TestMCPUnknownAgentIsRefusedAtInitialize(t *testing.T) {
 	})
 	if fmt.Sprint(rec["status"]) != "401" || rec["result"] != "unauthorized" {
 		t.Errorf("audit record of the refusal: %v", rec)
+	}
+}
+
+// TestMCPAgentDisabledByAReloadIsRefused: the gate remembers which agents
+// the policy knows only for the policy revision that said so. Once a data
+// edit disables an agent, its next MCP request is 401 unknown agent, as its
+// next tool-route call is.
+func TestMCPAgentDisabledByAReloadIsRefused(t *testing.T) {
+	dir := copyDir(t, "../rego")
+	g := startGate(t, gateOptions{policyDir: dir, extraOptions: mcpBlock})
+	h := [][2]string{{"Authorization", "Bearer " + agentToken(t, "kunora-coding-agent")}}
+	mcp := credentialDoors[2]
+	if r := g.send(mcp, h); r.Status != http.StatusOK {
+		t.Fatalf("before the edit: %d %s", r.Status, r.Body)
+	}
+	editJSON(t, filepath.Join(dir, "data.json"), func(v any) any {
+		v.(map[string]any)["agents"].(map[string]any)["kunora-coding-agent"].(map[string]any)["disabled"] = true
+		return v
+	})
+	waitFor(t, "the tool route to refuse the disabled agent", func() bool {
+		return g.send(credentialDoors[0], h).Status == http.StatusUnauthorized
+	})
+	r := g.send(mcp, h)
+	code, msg := refusal(t, mcp, r)
+	if r.Status != http.StatusUnauthorized || code != "unauthorized" || msg != "unknown agent" {
+		t.Errorf("mcp initialize after the agent was disabled: %d %s %q", r.Status, code, msg)
 	}
 }
