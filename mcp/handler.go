@@ -187,6 +187,10 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request) {
 			writeRefusal(w, ref, refusalData(ref))
 			return
 		}
+		if r.Method == http.MethodGet { // a client listening is evicted last (sessionTable.reserve)
+			ex.session.listen()
+			defer ex.session.unlisten()
+		}
 	}
 	h.serve(h.stateful, w, r, ex) // without a session the SDK refuses with 400
 }

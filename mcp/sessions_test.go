@@ -361,3 +361,32 @@ func TestSessionBoundToItsCredential(t *testing.T) {
 		t.Errorf("the JWT's own session after another key's revocation: %d", status)
 	}
 }
+
+// A session whose client listens on its GET stream is evicted after every
+// session nobody listens to, even a more recently used one: a client that
+// is gone holds no stream, a running one usually does.
+func TestListeningSessionIsEvictedLast(t *testing.T) {
+	g := newFakeGate()
+	h, srv := server(t, g, Config{MaxSessionsPerCaller: 2})
+	listen := &mcpsdk.ClientOptions{ToolListChangedHandler: func(context.Context, *mcpsdk.ToolListChangedRequest) {}}
+	listening := connect(t, srv, "agent:coder", "2025-11-25", listen)
+	waitFor(t, func() bool {
+		s := h.sessions.get(listening.ID())
+		if s == nil {
+			return false
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.listening > 0
+	})
+	coder := map[string]string{"Authorization": "Bearer agent:coder"}
+	recent := openRaw(t, srv, coder)
+	listOn(t, srv, coder, recent)
+	openRaw(t, srv, coder)
+	if status := listOn(t, srv, coder, recent); status != http.StatusNotFound {
+		t.Errorf("the more recently used session nobody listens to: %d, want 404 (evicted)", status)
+	}
+	if _, err := listening.ListTools(ctxT(t), nil); err != nil {
+		t.Errorf("the listening session was evicted: %v", err)
+	}
+}
