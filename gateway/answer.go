@@ -109,20 +109,29 @@ func (g *Gateway) retrieve(ctx context.Context, c *call, query string, pageSize 
 	if len(ids) == 0 || len(c.decision.Scope.Paths) == 0 {
 		return nil, protocol.NewError(protocol.CodeDatasetNotAllowed, "no dataset is allowed for this scope")
 	}
-	start := g.now()
-	r, err := g.deps.Answers.Retrieve(ctx, ragflow.RetrieveParams{
-		Question:            query,
-		DatasetIDs:          ids,
-		Condition:           ragflow.PathCondition(c.decision.Scope.Paths),
-		PageSize:            pageSize,
-		SimilarityThreshold: g.cfg.Answer.SimilarityThreshold,
-	})
-	if err != nil {
-		return nil, g.ragflowFailure(c, "ragflow.retrieval", start, err)
+	call := func(ids []string) ([]ragflow.Chunk, error) {
+		start := g.now()
+		r, err := g.deps.Answers.Retrieve(ctx, ragflow.RetrieveParams{
+			Question:            query,
+			DatasetIDs:          ids,
+			Condition:           ragflow.PathCondition(c.decision.Scope.Paths),
+			PageSize:            pageSize,
+			SimilarityThreshold: g.cfg.Answer.SimilarityThreshold,
+		})
+		if err != nil {
+			return nil, &retrievalFailure{raw: err, reply: g.ragflowFailure(c, "ragflow.retrieval", start, err)}
+		}
+		c.rec.AddBackend("ragflow.retrieval", 200, g.now().Sub(start), nil)
+		return r.Chunks, nil
 	}
-	c.rec.AddBackend("ragflow.retrieval", 200, g.now().Sub(start), nil)
-	c.rec.UnsafeURLsDropped += normalizer.DropUnsafeChunkURLs(r.Chunks)
-	return r.Chunks, nil
+	chunks, err := call(ids)
+	if err != nil {
+		if chunks, err = g.retrieveSkippingMissing(c, ids, err, call); err != nil {
+			return nil, replyOf(err)
+		}
+	}
+	c.rec.UnsafeURLsDropped += normalizer.DropUnsafeChunkURLs(chunks)
+	return chunks, nil
 }
 
 func (g *Gateway) complete(ctx context.Context, c *call, msgs []ragflow.Message, onText func(string)) (*ragflow.Completion, error) {
