@@ -28,7 +28,8 @@ type Handler struct {
 	stateful  http.Handler
 	sessions  *sessionTable
 	exchanges exchanges
-	inflight  inflight // session calls on the fast path, for notifications/cancelled
+	inflight  inflight    // session calls on the fast path, for notifications/cancelled
+	events    *eventStore // resumable streams of 2025-11-25 sessions
 
 	impl           *mcpsdk.Implementation // the server's identity, on every server
 	serverMeta     mcpsdk.Meta            // _meta of fast-path results (serveFast)
@@ -54,6 +55,7 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 	h.serverMeta = serverInfoMeta(h.impl)
 	h.serverMetaJSON = mustJSON(h.serverMeta)
 	h.shared = h.newServer(nil)
+	h.events = newEventStore()
 	h.stateless = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
 		Stateless: true, Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, PropagateRequestCancellation: true,
 		DisableLocalhostProtection: true, // ServeHTTP checks Host first (hostPolicy), with the operator's names
@@ -65,9 +67,10 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 		Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, DisableLocalhostProtection: true,
 		// Streams of 2025-11-25 sessions start with a priming event and
 		// resume from Last-Event-ID (README "MCP"). The store is bounded
-		// (the SDK's 10 MiB, oldest streams purged first) and forgets a
-		// session's events when it closes.
-		EventStore: mcpsdk.NewMemoryEventStore(nil),
+		// (the SDK's 10 MiB, oldest streams purged first), forgets a
+		// session's events when it closes and never keeps the response to
+		// a cancelled call (eventStore).
+		EventStore: h.events,
 	})
 	return h, nil
 }

@@ -198,6 +198,18 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 		if g.closed.Load() != 1 {
 			t.Errorf("%s: the gate saw %d closed calls, want 1", c.name, g.closed.Load())
 		}
+		// A client resuming the cancelled call's stream is not replayed a
+		// response either.
+		if prime, ok := strings.CutPrefix(a.body, "event: prime\nid: "); ok {
+			id, _, _ := strings.Cut(prime, "\n")
+			resp, replay := post(t, srv, "GET", map[string]string{"Authorization": "Bearer agent:coder", "Mcp-Session-Id": sid,
+				"Mcp-Protocol-Version": "2025-11-25", "Accept": "text/event-stream", "Last-Event-ID": id}, "")
+			if resp.StatusCode != http.StatusOK || strings.Contains(replay, `"id":21`) {
+				t.Errorf("%s: resuming the cancelled call's stream: %d %q", c.name, resp.StatusCode, replay)
+			}
+		} else if c.name == "SDK path" {
+			t.Errorf("%s: the stream has no priming event: %q", c.name, a.body)
+		}
 	}
 }
 
