@@ -83,7 +83,7 @@ func (h *Handler) mcpConfig(repl *caddy.Replacer) (mcp.Config, error) {
 		SessionIdleTimeout:   time.Duration(c.SessionIdleTimeout),
 		MaxSessionsPerCaller: c.MaxSessionsPerCaller,
 		MaxBodyBytes:         h.MaxBodyBytes * 4, // one message: the arguments (capped as a route body) plus JSON-RPC framing
-		ClientIP:             clientIP, // anonymous sessions are counted per reader, behind trusted_proxies too
+		ClientIP:             clientIP,           // anonymous sessions are counted per reader, behind trusted_proxies too
 	}
 	for _, o := range c.AllowedOrigins {
 		out.AllowedOrigins = append(out.AllowedOrigins, repl.ReplaceAll(o, ""))
