@@ -30,7 +30,13 @@
 //     because through the SDK a call costs ~0.25 ms of CPU against a budget
 //     of 25 us over the HTTP route;
 //   - wiki pages as resources (wiki://{version}/{path}), each read being a
-//     get_page call through the gate (resources.go).
+//     get_page call through the gate (resources.go);
+//   - the HTTP routes' standard where the SDK falls short (README "MCP"):
+//     strict members in the message and its params (strict.go), refusals
+//     as JSON-RPC errors instead of the SDK transport's plain text, a
+//     rate-limited call answered 429 and a cancelled one not at all
+//     (sdkWriter, cancel.go), and resumable streams that never replay a
+//     cancelled call's response (eventstore.go).
 //
 // The package imports no Caddy code: the gateway implements [Gate] and the
 // Caddy module mounts [Handler.ServeHTTP] and [Handler.Metadata].
