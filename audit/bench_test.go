@@ -83,3 +83,18 @@ func BenchmarkAuditChainFile(b *testing.B) {
 	defer cf.Close()
 	benchWrite(b, cf, func() { _ = cf.Flush() })
 }
+
+// BenchmarkAuditChainFileSync is `output wikigate_audit_file <path> {
+// sync }`: each record returns only once its batch was written and
+// fsynced (group commit across the parallel writers). ns/op over the
+// parallel writers is the file's throughput per record; a caller waits
+// about one fsync (see bench/README.md, Audit sync mode).
+func BenchmarkAuditChainFileSync(b *testing.B) {
+	cf, err := OpenChainFile(filepath.Join(b.TempDir(), "audit.log"), BatchOptions{Sync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cf.Close()
+	b.SetParallelism(16) // callers waiting on one fsync share the next
+	benchWrite(b, cf, nil)
+}

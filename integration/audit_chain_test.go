@@ -29,13 +29,17 @@ func TestAuditChainThroughCaddy(t *testing.T) {
 			t.Fatalf("search: %d %s", r.Status, r.Body)
 		}
 	}
-	lines := waitLines(t, auditFile, 6)
-	for i, l := range lines {
+	lines := waitLines(t, auditFile, 7)
+	if !strings.Contains(lines[0], `"audit_event":"start"`) {
+		t.Fatalf("the stream does not begin with its start record: %s", lines[0])
+	}
+	for i, l := range lines[1:] {
 		if !strings.Contains(l, `"logger":"http.handlers.wikigate.audit"`) || !strings.Contains(l, `"prev_hash":"`) {
-			t.Fatalf("line %d is not a chained audit record: %s", i+1, l)
+			t.Fatalf("line %d is not a chained audit record: %s", i+2, l)
 		}
 	}
-	if rep := verifyLines(t, lines); len(rep.Problems) != 0 || rep.Records != 6 || len(rep.Heads) != 1 {
+	// The gate is running: its stream is open (no close record yet).
+	if rep := verifyLines(t, lines); len(rep.Problems) != 0 || rep.Records != 7 || len(rep.Heads) != 1 || rep.Count(audit.EndOpen) != 1 {
 		t.Fatalf("untouched log (one stream across the reload): %+v", rep)
 	}
 
