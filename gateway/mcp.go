@@ -152,8 +152,12 @@ func (m *MCPGate) SessionEvent(ev mcp.SessionEvent) {
 	rec.MCPSessionID = ev.SessionID
 	rec.Result = ev.Kind
 	if ev.Kind == mcp.EventSessionRefused {
+		code := "session_forbidden"
 		rec.Status = http.StatusForbidden
-		rec.Decision = &audit.Decision{Allow: false, Code: "session_forbidden", Reason: ev.Reason, Revision: m.g.deps.Policy.Revision()}
+		if ev.Busy {
+			rec.Status, code = http.StatusTooManyRequests, string(protocol.CodeRateLimited)
+		}
+		rec.Decision = &audit.Decision{Allow: false, Code: code, Reason: ev.Reason, Revision: m.g.deps.Policy.Revision()}
 	}
 	m.g.deps.Audit.Write(rec)
 }

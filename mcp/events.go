@@ -17,6 +17,10 @@ type SessionEvent struct {
 	SessionID string // never a refused request's guess when the session is unknown
 	Revision  string
 	Reason    string
+	// Busy marks a refusal because every session of the caller had a
+	// request in flight (429 rate_limited), not a session reached for by
+	// another identity or credential (403 session_forbidden).
+	Busy bool
 }
 
 // SessionAuditor is implemented by a Gate that records session events.

@@ -18,7 +18,7 @@ func (h *Handler) open(c Caller, r *http.Request) (*session, *refusal) {
 	s := h.newSession(c, r)
 	evicted, ok := h.sessions.reserve(s)
 	if !ok {
-		h.event(SessionEvent{Kind: EventSessionRefused, Caller: c.Principal, Reason: "too many sessions, all busy"})
+		h.event(SessionEvent{Kind: EventSessionRefused, Caller: c.Principal, Reason: "too many sessions, all busy", Busy: true})
 		ref := refuse(http.StatusTooManyRequests, codeInvalidRequest, fmt.Sprintf(
 			"all %d of this caller's MCP sessions have a request in flight: retry when one ends", h.cfg.MaxSessionsPerCaller))
 		ref.header = sessionsFull(h.cfg.MaxSessionsPerCaller)
@@ -37,8 +37,9 @@ func (h *Handler) evict(s *session) {
 	if ss != nil {
 		_ = ss.Close()
 	}
-	h.event(SessionEvent{Kind: EventSessionClosed, Caller: c.Principal, SessionID: s.id,
-		Reason: fmt.Sprintf("evicted: the caller's least recently used idle session, to open a new one at the cap of %d", h.cfg.MaxSessionsPerCaller)})
+	reason := fmt.Sprintf("evicted: the caller's least recently used idle session, to open a new one at the cap of %d", h.cfg.MaxSessionsPerCaller)
+	h.log.Info("mcp session closed", "mcp_session_id", s.id, "reason", reason)
+	h.event(SessionEvent{Kind: EventSessionClosed, Caller: c.Principal, SessionID: s.id, Reason: reason})
 }
 
 // mcpSessionsPolicy names the per-caller session cap in its 429, which

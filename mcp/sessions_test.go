@@ -105,6 +105,9 @@ func TestSessionCapRefusesOnlyWhileAllAreBusy(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || !strings.Contains(body, "in flight") {
 		t.Errorf("initialize while the only session is busy: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
+	if ev := g.event(EventSessionRefused, ""); ev == nil || !ev.Busy {
+		t.Errorf("the refusal's audit event does not say every session was busy (429, not 403): %+v", ev)
+	}
 	close(g.release)
 	if status := <-done; status != http.StatusOK {
 		t.Errorf("the busy session's call: %d", status)
