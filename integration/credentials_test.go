@@ -262,9 +262,14 @@ func TestMCPAgentDisabledByAReloadIsRefused(t *testing.T) {
 		v.(map[string]any)["agents"].(map[string]any)["kunora-coding-agent"].(map[string]any)["disabled"] = true
 		return v
 	})
-	waitFor(t, "the tool route to refuse the disabled agent", func() bool {
-		return g.send(credentialDoors[0], h).Status == http.StatusUnauthorized
-	})
+	// A reload compiles and tests the policy: on a loaded machine under
+	// -race that takes longer than waitFor's 10 s.
+	for deadline := time.Now().Add(time.Minute); g.send(credentialDoors[0], h).Status != http.StatusUnauthorized; {
+		if time.Now().After(deadline) {
+			t.Fatal("the tool route never refused the disabled agent")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	r := g.send(mcp, h)
 	code, msg := refusal(t, mcp, r)
 	if r.Status != http.StatusUnauthorized || code != "unauthorized" || msg != "unknown agent" {
