@@ -1,9 +1,13 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -94,4 +98,48 @@ func withMeta(params string) string {
 		return "{" + metaTriple + "}"
 	}
 	return params[:len(params)-1] + "," + metaTriple + "}"
+}
+
+// errorLog counts the records a logger gets at error level.
+type errorLog struct{ n *atomic.Int64 }
+
+func (errorLog) Enabled(context.Context, slog.Level) bool { return true }
+func (e errorLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError {
+		e.n.Add(1)
+	}
+	return nil
+}
+func (e errorLog) WithAttrs([]slog.Attr) slog.Handler { return e }
+func (e errorLog) WithGroup(string) slog.Handler      { return e }
+
+// Methods the stateless revision removed are 404 with -32601, and a
+// client sending them cannot make the gate log at error level (the SDK
+// logged each with a stack trace).
+func TestRemovedMethodsAreNotLoggedAsErrors(t *testing.T) {
+	var errs atomic.Int64
+	h, err := New(Config{Enabled: true}, newFakeGate(), slog.New(errorLog{&errs}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startHandler(t, h)
+	for i, m := range []struct{ method, params string }{
+		{"initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`},
+		{"ping", `{}`},
+		{"logging/setLevel", `{"level":"info"}`},
+		{"resources/subscribe", `{"uri":"wiki://main/x.md"}`},
+	} {
+		hdr := map[string]string{"Authorization": "Bearer agent:coder", "Mcp-Protocol-Version": revisionStateless, "Mcp-Method": m.method}
+		resp, body := post(t, srv, "POST", hdr, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"`+m.method+`","params":`+withMeta(m.params)+`}`)
+		if code, _, _ := rpcErr(t, sseMessage(body)); resp.StatusCode != http.StatusNotFound || code != -32601 || !strings.Contains(body, `"id":`+strconv.Itoa(i+1)+`,`) {
+			t.Errorf("%s: %d %s, want 404 and -32601 with the id", m.method, resp.StatusCode, body)
+		}
+	}
+	hdr := map[string]string{"Authorization": "Bearer agent:coder", "Mcp-Protocol-Version": revisionStateless, "Mcp-Method": "notifications/initialized"}
+	if resp, body := post(t, srv, "POST", hdr, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{`+metaTriple+`}}`); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("notifications/initialized: %d %s", resp.StatusCode, body)
+	}
+	if n := errs.Load(); n != 0 {
+		t.Errorf("%d records logged at error level", n)
+	}
 }

@@ -128,7 +128,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	ex := &exchange{caller: c, msg: msg, r: r}
 	if msg.stateless(r.Header) {
-		if h.serveFast(w, r, ex) {
+		if h.serveFast(w, r, ex) || refuseRemoved(w, msg) {
 			return
 		}
 		h.serve(h.stateless, w, r, ex)
