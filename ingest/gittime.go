@@ -23,9 +23,9 @@ func gitTimes(ctx context.Context, src string, files []string) map[string]time.T
 	if len(files) == 0 || !insideWorkTree(ctx, src) {
 		return out
 	}
-	want := make(map[string]bool, len(files))
-	for _, f := range files {
-		want[f] = true
+	want := tracked(ctx, src, files)
+	if len(want) == 0 {
+		return out // no page is committed (a tree in an ignored folder): no log to read
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -62,6 +62,26 @@ func readGitLog(r interface{ Read([]byte) (int, error) }, want map[string]bool, 
 		out[line] = at.UTC()
 		delete(want, line)
 	}
+}
+
+// tracked keeps the files git tracks: the log is read until every wanted
+// file is found, so an untracked one would make it read the whole history.
+func tracked(ctx context.Context, src string, files []string) map[string]bool {
+	raw, err := exec.CommandContext(ctx, "git", "-C", src, "ls-files", "-z", "--", ".").Output()
+	if err != nil {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, f := range strings.Split(string(raw), "\x00") {
+		known[f] = true
+	}
+	want := map[string]bool{}
+	for _, f := range files {
+		if known[f] {
+			want[f] = true
+		}
+	}
+	return want
 }
 
 // insideWorkTree reports whether src is in a git work tree, with git on
