@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,20 +90,36 @@ func TestStreamLimitHeaders(t *testing.T) {
 }
 
 // MCP sessions (mcp { max_sessions_per_caller 1 }): an agent's second
-// initialize while its first session is open is refused naming the cap.
+// initialize while its only session is serving a call (an ask held in
+// RAGFlow) is refused naming the cap, with Retry-After 1: a place frees
+// when the call ends. Once it has, the same initialize is admitted (the
+// idle session is closed to make room).
 func TestMCPSessionCapHeaders(t *testing.T) {
-	g := startGate(t, gateOptions{extraOptions: "mcp {\n\t\t\tallowed_origins http://localhost:* http://127.0.0.1:*\n\t\t\tmax_sessions_per_caller 1\n\t\t}"})
-	tok := agentToken(t, "kunora-coding-agent")
-	if first := mcpConnect(t, g, tok, "2025-06-18", nil); first.ID() == "" {
-		t.Fatal("the first initialize opened no session")
+	tap, tapURL := newRAGFlowTap(t)
+	g := startGate(t, gateOptions{ragflowURL: tapURL, ragflowExtra: "timeout 60s",
+		extraOptions: "mcp {\n\t\t\tallowed_origins http://localhost:* http://127.0.0.1:*\n\t\t\tmax_sessions_per_caller 1\n\t\t}"})
+	u, _ := url.Parse(g.ragURL)
+	tap.upstream.Store(u)
+	auth := map[string]string{"Authorization": "Bearer " + agentToken(t, "kunora-coding-agent")}
+	busy := mcpInit(t, g, auth)
+	second := func() response {
+		return g.mcpPost(auth, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"second","version":"1"}}}`)
 	}
-	r := g.mcpPost(map[string]string{"Authorization": "Bearer " + tok, "Mcp-Protocol-Version": "2025-06-18"},
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"second","version":"1"}}}`)
-	if r.Status != 429 || !strings.Contains(string(r.Body), `"rate_limited"`) {
-		t.Fatalf("a second session: %d %s", r.Status, r.Body)
+	var during response
+	hold := func() { during = second() }
+	tap.during.Store(&hold)
+	call := g.mcpPost(mcpOn(auth, busy), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{"question":"agent memory"}}}`)
+	if call.Status != 200 {
+		t.Fatalf("the ask on the busy session: %d %s", call.Status, call.Body)
 	}
-	if r.Header.Get("Retry-After") != "60" || r.Header.Get("RateLimit-Policy") != `"mcp-sessions-per-caller";q=1;qu="concurrent-requests"` ||
-		r.Header.Get("RateLimit") != `"mcp-sessions-per-caller";r=0;t=60` {
-		t.Fatalf("the 429's rate-limit fields: %v", r.Header)
+	if during.Status != 429 || !strings.Contains(string(during.Body), `"rate_limited"`) {
+		t.Fatalf("a second session while the first serves a call: %d %s", during.Status, during.Body)
+	}
+	if during.Header.Get("Retry-After") != "1" || during.Header.Get("RateLimit-Policy") != `"mcp-sessions-per-caller";q=1;qu="concurrent-requests"` ||
+		during.Header.Get("RateLimit") != `"mcp-sessions-per-caller";r=0;t=1` {
+		t.Fatalf("the 429's rate-limit fields: %v", during.Header)
+	}
+	if r := second(); r.Status != 200 {
+		t.Errorf("a second session once the call ended: %d %s", r.Status, r.Body)
 	}
 }
