@@ -42,8 +42,9 @@ type Config struct {
 	// saw no request for this long (default 30m).
 	SessionIdleTimeout time.Duration
 	// MaxSessionsPerCaller caps open sessions per identity (anonymous
-	// callers: per remote address) so one caller cannot exhaust memory
-	// (default 16).
+	// callers: per client address, ClientIP) so one caller cannot exhaust
+	// memory (default 16). An initialize past it closes the caller's least
+	// recently used idle session; it is refused only while all are busy.
 	MaxSessionsPerCaller int
 	// MaxBodyBytes caps one POSTed message (default 1 MiB; tool arguments
 	// are small, the HTTP routes cap theirs similarly).

@@ -19,9 +19,11 @@
 //     (401 + WWW-Authenticate resource_metadata, RFC 9728 metadata), because
 //     the SDK's bearer middleware only knows bearer tokens while the gate
 //     also accepts API keys and anonymous public readers;
-//   - sessions bound to the identity that opened them, capped per caller and
-//     closed when the credential expires or is refused, because the SDK only
-//     compares an optional user id;
+//   - sessions bound to the identity and credential that opened them,
+//     capped per caller (past the cap the least recently used idle one is
+//     closed, since most clients never DELETE) and closed when the
+//     credential expires or is refused, because the SDK only compares an
+//     optional user id;
 //   - an Origin allow-list (DNS-rebinding protection) in front of the SDK's
 //     own loopback Host check;
 //   - fast paths (fast.go, fast_session.go) that answer a well-formed
