@@ -158,7 +158,8 @@ func chainOf(line []byte) (chainFields, bool) {
 // Verify checks the hash chains of the given files: a removed line shows
 // as a gap in a stream's seq (or as a first record naming a hash no line
 // has), a reordered one as a seq out of order, an edited one as a hash that
-// no longer matches the next record's prev_hash.
+// no longer matches the next record's prev_hash. Report.Ends says how each
+// stream ended (closed, unclean, open or unchecked).
 func Verify(inputs ...Input) (Report, error) {
 	entries, err := readEntries(inputs)
 	if err != nil {
