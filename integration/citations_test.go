@@ -118,18 +118,19 @@ func TestCitationsNeverAnUncitedAnswer(t *testing.T) {
 }
 
 // TestCitationsAnswerNumberedAsItsCitations (item 2): the prompt's block
-// numbers become the returned list's [1], [2] (best score first), in ask,
+// numbers become the returned list's [1], [2] (in order of first
+// citation, so a streamed sentence keeps its numbers), in ask,
 // in a session's first answer and turns, and get_context lists items and
 // citations in one order.
 func TestCitationsAnswerNumberedAsItsCitations(t *testing.T) {
 	answer := completion("The default window is 20 turns [ID:0]. Redis is the default for production [ID:1][ID:7].")
 	g := startGate(t, gateOptions{ragflowURL: fakeRAGFlow(t, memoryRetrieval, answer)})
 	tok := bearer(agentToken(t, "kunora-coding-agent"))
-	want := "The default window is 20 turns [2]. Redis is the default for production [1]."
+	want := "The default window is 20 turns [1]. Redis is the default for production [2]."
 	check := func(where string, body map[string]any) {
 		t.Helper()
 		citations := body["citations"].([]any)
-		if body["answer"] != want || len(citations) != 2 || citations[0].(map[string]any)["chunkId"] != "c-redis" || citations[1].(map[string]any)["chunkId"] != "c-window" {
+		if body["answer"] != want || len(citations) != 2 || citations[0].(map[string]any)["chunkId"] != "c-window" || citations[1].(map[string]any)["chunkId"] != "c-redis" {
 			t.Errorf("%s: answer %q citations %v", where, body["answer"], citations)
 		}
 		checkReferences(t, body)
@@ -160,7 +161,7 @@ func TestCitationsAnswerNumberedAsItsCitations(t *testing.T) {
 		}
 	}
 	if items[0].(map[string]any)["chunkId"] != "c-redis" {
-		t.Errorf("get_context: citation [1] must be the best chunk, as in answers: %s", r.Body)
+		t.Errorf("get_context: items[0] must be the best chunk: %s", r.Body)
 	}
 }
 

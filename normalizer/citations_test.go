@@ -35,7 +35,7 @@ func TestAnswerMarkersRenumberedToCitations(t *testing.T) {
 	a.Content, b.Content = "Alpha uses Redis for memory.", "Beta keeps a window of 20 turns."
 	chunks := []ragflow.Chunk{a, b, outChunk("x", 0.99)}
 	cases := map[string]string{
-		"Alpha uses Redis [ID:0]. Beta keeps 20 turns [ID:1].":             "Alpha uses Redis [2]. Beta keeps 20 turns [1].", // b scores best
+		"Alpha uses Redis [ID:0]. Beta keeps 20 turns [ID:1].":             "Alpha uses Redis [1]. Beta keeps 20 turns [2].", // first cited first, though b scores best
 		"Alpha uses Redis [ID:0][ID:2].":                                   "Alpha uses Redis [1].",                          // out of scope: removed
 		"[ID:9] Alpha uses Redis [ID:0].":                                  "Alpha uses Redis [1].",
 		"Alpha uses Redis [ID:0][ID:0] [ID:0].":                            "Alpha uses Redis [1].",

@@ -9,12 +9,15 @@ import (
 )
 
 // Progressive verifies an answer while it is generated, so a streamed
-// answer (DESIGN §12) shows only what Answer would show: sentences
-// verified against the in-scope chunks they cite, with their references
-// already in the final numbering. It never hands out model text as it
-// came: a sentence is shown once it is complete (the next one has begun),
-// kept, and every reference up to it can no longer be renumbered by what
-// is still to come. What is held back arrives with Finish.
+// answer (README "Streaming answers (SSE)") shows only what Answer would
+// show: sentences verified against the in-scope chunks they cite, with
+// their references already in the final numbering. It never hands out
+// model text as it came: a sentence is shown once it is complete (the next
+// one has begun) and kept. Citations are numbered in order of first
+// citation, so what comes later never renumbers a reference already shown
+// and no sentence waits for a later one. What is held back (the last
+// sentence, or text shown only once the whole answer is supported enough)
+// arrives with Finish.
 type Progressive struct {
 	chunks  []ragflow.Chunk
 	inScope []bool
@@ -53,21 +56,20 @@ func (p *Progressive) Advance(text string) (delta string, citations []protocol.C
 	if withheld(measureGrounding(pieces, verdicts), p.o) != "" || isEmptyResponse(text, p.o.EmptyResponses) {
 		return "", nil // a no-answer so far: show nothing yet
 	}
-	nb := numberCitations(p.chunks, verdicts)
-	final := p.finalRefs(nb, verdicts)
-	last := lastShowable(pieces, verdicts, p.chunks, nb.ref, final)
+	last := lastShowable(pieces, verdicts)
 	if last < 0 {
 		return "", nil
 	}
+	nb := numberCitations(p.chunks, verdicts[:last+1])
 	rendered := renderAnswer(text, pieces[:last+1], verdicts[:last+1], p.chunks, nb.ref)
 	if !strings.HasPrefix(rendered, p.shown) {
 		p.off = true // the result will say what stands
 		return "", nil
 	}
 	delta, p.shown = rendered[len(p.shown):], rendered
-	if final > p.cited {
-		p.cited = final
-		citations = nb.citations[:final]
+	if len(nb.citations) > p.cited {
+		p.cited = len(nb.citations)
+		citations = nb.citations
 	}
 	return delta, citations
 }
@@ -117,67 +119,15 @@ func countClaims(pieces []piece) int {
 	return n
 }
 
-// finalRefs is how many of the citations, from [1], keep their number
-// whatever is generated next. The final numbering orders cited chunks by
-// retrieval score (first mention on a tie), so [k] is final once no
-// uncited in-scope chunk scores above [k]'s chunk and no chunk of [1]..[k]
-// can still gain a higher score from a later citation.
-func (p *Progressive) finalRefs(nb numbering, verdicts []verdict) int {
-	score := map[string]float64{}
-	for _, vd := range verdicts {
-		for _, n := range vd.chunks {
-			score[p.chunks[n].ID] = max(score[p.chunks[n].ID], p.chunks[n].Similarity)
-		}
-	}
-	k := 0
-	for k < len(nb.citations) && p.refFixed(k+1, nb.ref, score) {
-		k++
-	}
-	return k
-}
-
-func (p *Progressive) refFixed(k int, ref map[string]int, score map[string]float64) bool {
-	atK := score[numbered(ref, k)]
-	for n := range p.chunks {
-		if !p.inScope[n] {
-			continue
-		}
-		c := &p.chunks[n]
-		if j, ok := ref[c.ID]; ok && j <= k {
-			if c.Similarity > score[c.ID] {
-				return false
-			}
-		} else if c.Similarity > atK {
-			return false
-		}
-	}
-	return true
-}
-
-// numbered is the chunk id numbered k.
-func numbered(ref map[string]int, k int) string {
-	for id, j := range ref {
-		if j == k {
-			return id
-		}
-	}
-	return ""
-}
-
-// lastShowable is the last kept claim or code block such that every kept
-// piece up to it cites only final references; -1 when there is none.
-func lastShowable(pieces []piece, verdicts []verdict, chunks []ragflow.Chunk, ref map[string]int, final int) int {
+// lastShowable is the last kept claim or code block; -1 when there is
+// none. Everything up to it is final: its verdicts depend only on the text
+// before it, and its references on the citations before it.
+func lastShowable(pieces []piece, verdicts []verdict) int {
 	last := -1
 	for i, pc := range pieces {
-		if !verdicts[i].keep || (pc.kind != claimPiece && pc.kind != codePiece) {
-			continue
+		if verdicts[i].keep && (pc.kind == claimPiece || pc.kind == codePiece) {
+			last = i
 		}
-		for _, n := range verdicts[i].chunks {
-			if ref[chunks[n].ID] > final {
-				return last
-			}
-		}
-		last = i
 	}
 	return last
 }

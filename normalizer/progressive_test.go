@@ -59,19 +59,26 @@ func TestProgressiveShowsOnlyVerifiedTextInTheFinalNumbering(t *testing.T) {
 	}
 }
 
-func TestProgressiveHoldsAReferenceThatCouldBeRenumbered(t *testing.T) {
+// A sentence citing a lower-scoring chunk goes out once it is complete,
+// before the model cites a better-scoring one: numbers follow first
+// citation, so nothing later can renumber it (they were ordered by score,
+// and the sentence waited to the end).
+func TestProgressiveShowsASentenceBeforeABetterScoringCitation(t *testing.T) {
 	chunks, eff := progressiveChunks()
 	o := AnswerOptions{RequireCitations: true}
-	// chunk b (0.8) is cited first; a later citation of a (0.9) makes it [2].
 	text := "Redis stores agent memory when memory.backend is redis [ID:1]. Agent memory uses a sliding window [ID:0]. "
 	p := NewProgressive(chunks, eff, o)
-	d, _ := p.Advance(text[:len(text)-45])
-	if d != "" {
-		t.Fatalf("showed %q while its number could change", d)
+	d, cites := p.Advance(text[:len(text)-38]) // "… [ID:1]. Agent": the second sentence has begun
+	if d != "Redis stores agent memory when memory.backend is redis [1]." || len(cites) != 1 || cites[0].ChunkID != "b" {
+		t.Fatalf("first sentence: delta %q citations %+v", d, cites)
 	}
 	res, _ := Answer(text, chunks, eff, o)
-	if got := p.Finish(res); got != res.Answer || res.Answer != "Redis stores agent memory when memory.backend is redis [2]. Agent memory uses a sliding window [1]." {
-		t.Fatalf("finish %q, answer %q", got, res.Answer)
+	rest := p.Finish(res)
+	if d+rest != res.Answer || res.Answer != "Redis stores agent memory when memory.backend is redis [1]. Agent memory uses a sliding window [2]." {
+		t.Fatalf("finish %q, answer %q", rest, res.Answer)
+	}
+	if res.Citations[0].ChunkID != "b" || res.Citations[1].ChunkID != "a" {
+		t.Fatalf("citations not in order of first citation: %+v", res.Citations)
 	}
 }
 

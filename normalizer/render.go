@@ -1,9 +1,7 @@
 package normalizer
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -12,8 +10,11 @@ import (
 )
 
 // numbering is the returned citations list: the supporting chunks,
-// de-duplicated by chunk id, best retrieval score first (then first
-// mention), and each chunk id's reference [n] (its 1-based position).
+// de-duplicated by chunk id, in order of first citation in the kept text,
+// and each chunk id's reference [n] (its 1-based position). Numbering by
+// first citation keeps every number fixed from its first use, so a
+// streamed sentence never waits for a later one (README "Streaming
+// answers (SSE)").
 type numbering struct {
 	citations []protocol.Citation
 	grounding []protocol.CitationGrounding
@@ -48,7 +49,6 @@ func numberCitations(chunks []ragflow.Chunk, verdicts []verdict) numbering {
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b *citeStats) int { return cmp.Compare(b.similarity, a.similarity) })
 	nb := numbering{citations: []protocol.Citation{}, grounding: []protocol.CitationGrounding{}, ref: map[string]int{}}
 	for k, st := range order {
 		st.g.Ref = k + 1
