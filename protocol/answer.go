@@ -1,6 +1,6 @@
 package protocol
 
-// Confidence levels of an AnswerResult (protocol §5).
+// Confidence levels of an AnswerResult (docs/protocol.md, AnswerResult).
 const (
 	ConfidenceHigh   = "high"
 	ConfidenceMedium = "medium"
@@ -14,18 +14,18 @@ const (
 	GroundingUngrounded = "ungrounded" // nothing supported: a no-answer, never shipped as an answer
 )
 
-// Event types of feedback records and actions (protocol §8.1).
+// Event types of feedback records and actions (docs/protocol.md, Results: FeedbackResult).
 const (
 	EventNoAnswer = "qa_no_answer"
 )
 
-// Action types offered with an AnswerResult (protocol §8).
+// Action types offered with an AnswerResult (docs/protocol.md, AnswerResult: No answer).
 const (
 	ActionCreateFeedback        = "create_feedback"
 	ActionCreateImprovementTask = "create_improvement_task"
 )
 
-// Citation points at the evidence behind an answer (protocol §5).
+// Citation points at the evidence behind an answer (docs/protocol.md, AnswerResult).
 type Citation struct {
 	Path          string `json:"path"`
 	URL           string `json:"url"`
@@ -65,7 +65,7 @@ type CitationGrounding struct {
 	GateCited int     `json:"gateCited"`
 }
 
-// NoAnswerReason explains an honest "no answer" (protocol §8): Code is
+// NoAnswerReason explains an honest "no answer" (docs/protocol.md, AnswerResult: No answer): Code is
 // always no_answer, Reason one of the NoAnswer* values.
 type NoAnswerReason struct {
 	Code    Code   `json:"code"`
@@ -91,7 +91,7 @@ type RelatedPage struct {
 	Score         float64 `json:"score"`
 }
 
-// Action is a follow-up the caller may take (protocol §5, §8).
+// Action is a follow-up the caller may take (docs/protocol.md, AnswerResult).
 type Action struct {
 	Type      string `json:"type"`
 	Enabled   bool   `json:"enabled"`
@@ -101,7 +101,7 @@ type Action struct {
 	Endpoint string `json:"endpoint,omitempty"`
 }
 
-// AnswerResult is the answer schema (protocol §5).
+// AnswerResult is the answer schema (docs/protocol.md, AnswerResult).
 type AnswerResult struct {
 	Answer         string          `json:"answer"`
 	Summary        string          `json:"summary"`
@@ -112,7 +112,7 @@ type AnswerResult struct {
 	RelatedPages   []RelatedPage   `json:"relatedPages"`
 	Actions        []Action        `json:"actions"`
 	// CitationSummary, on session turns only, lists what the session's
-	// trimmed earlier turns cited (protocol §7), oldest first.
+	// trimmed earlier turns cited (docs/protocol.md, Results: SessionCreated), oldest first.
 	CitationSummary []Citation `json:"citationSummary,omitempty"`
 	Audit           Audit      `json:"audit"`
 }

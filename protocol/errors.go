@@ -1,5 +1,5 @@
 // Package protocol holds the wire types of the Answer API & Agent Access
-// protocol (shared/spec, §4, §5, §9) and the error contract of DESIGN §3.
+// protocol and its error contract (docs/protocol.md).
 // Besides the standard library it depends only on the strict JSON decoder
 // (go-json-experiment/json), so every other package can speak the same types.
 package protocol
@@ -9,11 +9,12 @@ import (
 	"net/http"
 )
 
-// Code is a protocol error code (protocol §9) as it appears in the error
+// Code is a protocol error code (docs/protocol.md, Errors) as it appears in the error
 // envelope and in audit records. The set is closed: metrics label by it.
 type Code string
 
-// Protocol error codes (protocol §9) plus the transport codes DESIGN §3 adds.
+// Protocol error codes: the specification's, plus the transport and
+// dependency codes the gate adds (docs/protocol.md, Errors).
 const (
 	CodeInvalidRequest     Code = "invalid_request"
 	CodeUnauthorized       Code = "unauthorized"
@@ -33,7 +34,7 @@ const (
 	CodePolicyUnavailable  Code = "policy_unavailable"
 	// CodeSessionStoreUnavailable: the shared session store (Redis) did
 	// not answer; the session routes answer 503 until it does, and the
-	// caller may retry. Not in protocol §9, whose codes all name a cause
+	// caller may retry. Not in the specification's list, whose codes all name a cause
 	// the caller can act on; this one names the dependency like
 	// ragflow_unavailable does.
 	CodeSessionStoreUnavailable Code = "session_store_unavailable"
@@ -66,7 +67,7 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 // Errorf-style constructors keep call sites short and the status mapping in
 // one place.
 
-// NewError builds an Error with the status DESIGN §3 assigns to code.
+// NewError builds an Error with the status docs/protocol.md (Errors) assigns to code.
 func NewError(code Code, message string) *Error {
 	return &Error{Code: code, Status: StatusFor(code), Message: message}
 }
@@ -79,7 +80,7 @@ func (e *Error) WithStatus(status int) *Error {
 	return &c
 }
 
-// StatusFor maps a code to its HTTP status (DESIGN §3).
+// StatusFor maps a code to its HTTP status (docs/protocol.md, Errors).
 func StatusFor(code Code) int {
 	switch code {
 	case CodeInvalidRequest:

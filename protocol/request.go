@@ -2,7 +2,7 @@ package protocol
 
 import "slices"
 
-// Caller is the body's self-description (protocol §4). The authenticated
+// Caller is the body's self-description (docs/protocol.md, The standard request). The authenticated
 // identity is the caller; a body caller naming someone else is refused and
 // Purpose is kept for audit only.
 type Caller struct {
@@ -11,7 +11,7 @@ type Caller struct {
 	Purpose string `json:"purpose,omitempty"`
 }
 
-// Scope is a requested or effective scope (protocol §4). A requested scope is
+// Scope is a requested or effective scope (docs/protocol.md, The standard request). A requested scope is
 // only a request; the policy decides the effective one.
 //
 // ProjectPaths and Datasets are gate-internal parts of an effective scope,
@@ -31,7 +31,7 @@ type Scope struct {
 	Datasets     []string            `json:"-"`
 }
 
-// PageRef names the page a human asked from (DESIGN §5: the default scope of
+// PageRef names the page a human asked from (docs/protocol.md, The standard request: the default scope of
 // a human question is derived from it).
 //
 // Version is gate-internal, never read from a body: the docs version a
@@ -44,7 +44,7 @@ type PageRef struct {
 	Version string `json:"-"`
 }
 
-// Standard is the standard request every tool accepts (protocol §4).
+// Standard is the standard request every tool accepts (docs/protocol.md, The standard request).
 type Standard struct {
 	Caller           *Caller  `json:"caller,omitempty"`
 	Scope            *Scope   `json:"scope,omitempty"`
