@@ -1,7 +1,7 @@
 // Package scope validates, normalizes and checks scopes: the projects,
 // repository-relative paths, version and working-docs flag a call may reach
-// (DESIGN §5). Requests are normalized here before policy sees them, and
-// every backend answer is checked here again on the way back (DESIGN §7),
+// (docs/protocol.md, The standard request). Requests are normalized here before policy sees them, and
+// every backend answer is checked here again on the way back (docs/security.md, What the policy decides),
 // because a backend filter is not a sufficient guarantee on its own.
 package scope
 

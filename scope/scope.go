@@ -14,7 +14,7 @@ import (
 // characters that would need quoting anywhere.
 var identifierPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,127}$`)
 
-// Status values a page may carry (DESIGN §6).
+// Status values a page may carry (docs/backends.md).
 const (
 	StatusApproved = "approved"
 	StatusWorking  = "working"
@@ -82,7 +82,7 @@ type Doc struct {
 	Project, Version, Status, Path, DatasetID string
 }
 
-// Contains is the response-side check (DESIGN §7): d is inside s when its
+// Contains is the response-side check (docs/security.md, What the policy decides): d is inside s when its
 // project is one of s.Projects, its version equals s.Version, its status is
 // approved (or working when s.IncludeWorkingDocs), and its path is covered
 // by one of s.Paths. When the policy paired projects with paths
@@ -121,7 +121,7 @@ func coveredByAny(prefixes []string, p string) bool {
 	return slices.ContainsFunc(prefixes, func(prefix string) bool { return Covers(prefix, p) })
 }
 
-// String renders a scope for the audit block (protocol §5):
+// String renders a scope for the audit block (docs/protocol.md, Results):
 // "main:publish/system/components/kunora-kgent", i.e. the version, ":", the
 // paths joined with ",", and "+working" when working docs are included.
 func String(s protocol.Scope) string {
