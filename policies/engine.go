@@ -1,6 +1,6 @@
 // Package policies embeds OPA: it loads the security team's Rego policies and
 // data from a directory, prepares the decision query once per load, decides
-// each call, and swaps in edited policies without a restart (DESIGN §5).
+// each call, and swaps in edited policies without a restart (docs/security.md).
 //
 // Every failure denies: an engine error, an undefined or malformed decision
 // is returned as an error, and the caller must treat any error as a deny.

@@ -14,7 +14,7 @@ type Caller struct {
 	Credential string   `json:"credential"` // "jwt" | "api_key" | "sso" | "anonymous"
 }
 
-// Input is one call as the policy sees it (DESIGN §5). Scope, Pages and Page
+// Input is one call as the policy sees it (docs/security.md, What the policy decides). Scope, Pages and Page
 // are already validated and normalized by the gateway, so the policy can
 // compare paths as plain strings. The policy sees exactly the JSON encoding
 // of Input (json tags below); input_value.go builds that value without the

@@ -153,7 +153,7 @@ func (s snapshot) hasModules() bool {
 	return false
 }
 
-// compile loads, compiles and prepares the snapshot (STYLE §6). Errors carry
+// compile loads, compiles and prepares the snapshot. Errors carry
 // the compiler's own message (file:line: rego_..._error: ...), which is what a
 // security engineer needs to fix a broken policy.
 //

@@ -14,7 +14,7 @@ import (
 )
 
 // ToolQuery is the policy's tool gate (rego/tools_gate.rego): the checks the
-// protocol puts before the request body (§6.2: token, identity, policy,
+// protocol puts before the request body (docs/protocol.md, Order of checks: token, identity, policy,
 // tool), asked with who calls and which tool only. The gateway asks it
 // before reading the body, so a caller cannot probe the body schema of a
 // tool it may not use.
