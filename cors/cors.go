@@ -1,5 +1,5 @@
 // Package cors answers browsers' cross-origin checks for the routes a docs
-// site calls (DESIGN §12): only configured origins, only configured path
+// site calls (docs/docs-sites.md, CORS): only configured origins, only configured path
 // prefixes (by default /answer/, never the agents' /agent/ unless named).
 // It is plain net/http; the Caddy module builds it from the cors block.
 package cors
