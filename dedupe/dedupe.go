@@ -1,5 +1,5 @@
 // Package dedupe computes the de-duplication key of feedback records and
-// improvement tasks (protocol §8.1, DESIGN §8): the same knowledge gap,
+// improvement tasks (docs/protocol.md, Results: FeedbackResult): the same knowledge gap,
 // reported by anyone, in any spelling of the same question, within the same
 // scope and with the same evidence, gets the same key, and the key reveals
 // nothing of the question.
@@ -36,7 +36,7 @@ type keyInput struct {
 	CitationPaths      []string `json:"citationPaths"`
 }
 
-// Key computes the §8.1 dedupe key: hex sha256 over eventType, the
+// Key computes the dedupe key (docs/protocol.md, AnswerResult: No answer): hex sha256 over eventType, the
 // normalized question (NormalizeQuestion), the normalized scope (sorted
 // unique projects, sorted unique paths, version, includeWorkingDocs) and
 // the sorted unique citation paths. It is 64 hex characters with no
