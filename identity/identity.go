@@ -1,4 +1,4 @@
-// Package identity authenticates callers of the gate (DESIGN §4): agents by
+// Package identity authenticates callers of the gate (docs/agents.md, Credentials): agents by
 // JWT or API key, humans by an SSO JWT or anonymously in public-read mode.
 // It also mints development tokens and manages the API key file for the CLI.
 //
@@ -20,7 +20,7 @@ const (
 	CredentialAnonymous = "anonymous"
 )
 
-// Site modes (protocol §3): whether humans may ask without logging in.
+// Site modes (docs/docs-sites.md, Who the reader is): whether humans may ask without logging in.
 const (
 	SiteModePublicRead        = "public-read"
 	SiteModeAuthenticatedRead = "authenticated-read"
