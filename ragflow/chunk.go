@@ -18,8 +18,9 @@ type Chunk struct {
 	TermSimilarity   float64 `json:"term_similarity"`
 	// Metadata is the chunk's document_metadata (G2, when asked for with
 	// reference_metadata): path, url, title, project, version, status under
-	// the corpus convention (DESIGN §6). Nil when RAGFlow sent none, which
-	// leaves the chunk without a path: the scope check drops it.
+	// the citation metadata of every document (docs/backends.md, Write side).
+	// Nil when RAGFlow sent none, which leaves the chunk without a path: the
+	// scope check drops it.
 	Metadata  map[string]any `json:"document_metadata"`
 	Positions any            `json:"positions"`
 }

@@ -1,7 +1,7 @@
 // Package ragflow is the gate's client for RAGFlow's HTTP API, limited to
 // what answering needs: retrieval over the datasets a policy decided,
 // generation through RAGFlow's LLM without a chat assistant, and a health
-// probe (DESIGN §6, upstreams/ragflow/CONTRACT.md).
+// probe (docs/backends.md, RAGFlow).
 //
 // Every request body is built from an allow-list, so nothing a client sent
 // (kb_ids, doc_ids, knowledge, ...) can reach RAGFlow, and every response is
@@ -231,8 +231,9 @@ func (c *Client) readBodyInto(cl *call, buf *bytes.Buffer) error {
 	return nil
 }
 
-// envelope is RAGFlow's response wrapper (CONTRACT §2). Code is a pointer so
-// a body without one is recognised as not an envelope.
+// envelope is RAGFlow's response wrapper (docs/backends.md, RAGFlow wire
+// details: Envelope). Code is a pointer so a body without one is recognised
+// as not an envelope.
 type envelope struct {
 	Code    *int            `json:"code"`
 	Message string          `json:"message"`
@@ -240,8 +241,9 @@ type envelope struct {
 }
 
 // readEnvelope reads a JSON envelope and turns every failure form of
-// CONTRACT §1–§2 into an *Error: a non-2xx status, HTML, invalid JSON, a
-// missing code, code != 0, and G1's code-0 "data: false" auth failures.
+// docs/backends.md, RAGFlow wire details (Authentication, Envelope) into an
+// *Error: a non-2xx status, HTML, invalid JSON, a missing code, code != 0,
+// and G1's code-0 "data: false" auth failures.
 func (c *Client) readEnvelope(cl *call) (*envelope, error) {
 	body, err := c.readBody(cl)
 	if err != nil {
@@ -260,8 +262,9 @@ func (c *Client) parseEnvelope(resp *http.Response, body []byte) (*envelope, err
 	return &env, nil
 }
 
-// checkEnvelope applies CONTRACT §1–§2 to an envelope read from body
-// (decoded is false when it did not decode as one).
+// checkEnvelope applies docs/backends.md, RAGFlow wire details
+// (Authentication, Envelope) to an envelope read from body (decoded is false
+// when it did not decode as one).
 func (c *Client) checkEnvelope(resp *http.Response, body []byte, h envelopeHead, decoded bool) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := &Error{Kind: Rejected, HTTPStatus: resp.StatusCode}
@@ -302,8 +305,9 @@ func rawKind(raw json.RawMessage) jsontext.Kind {
 	return jsontext.Value(raw).Kind()
 }
 
-// isG1AuthFailure recognises v0.24's missing or malformed key answers:
-// HTTP 200, code 0, data false, a message about Authorization (CONTRACT §1).
+// isG1AuthFailure recognises v0.24's missing or malformed key answers: HTTP
+// 200, code 0, data false, a message about Authorization (docs/backends.md,
+// RAGFlow wire details: Authentication).
 func isG1AuthFailure(h envelopeHead) bool {
 	return h.dataKind == 'f' && strings.Contains(strings.ToLower(h.message), "authorization")
 }

@@ -48,7 +48,8 @@ type completionData struct {
 }
 
 // errorAnswerPrefix marks an exception RAGFlow reports inside an answer
-// (CONTRACT §4.5); such an answer is a failure, never text for a user.
+// (docs/backends.md, RAGFlow wire details: Stream); such an answer is a
+// failure, never text for a user.
 const errorAnswerPrefix = "**ERROR**"
 
 // Complete runs POST /api/v1/chat/completions without chat_id: RAGFlow's

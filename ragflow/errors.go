@@ -66,7 +66,8 @@ func (e *Error) ProtocolError() *protocol.Error {
 
 // ErrNoDatasets is returned by Retrieve, before any request, when no dataset
 // is given: RAGFlow would read an empty list as "every dataset the key can
-// see", so an empty decision must never reach it (DESIGN §5).
+// see", so an empty decision must never reach it (docs/backends.md, RAGFlow
+// traps).
 var ErrNoDatasets = errors.New("ragflow: retrieval needs at least one dataset id")
 
 // maxDetailRunes bounds how much of a backend message goes into Detail.

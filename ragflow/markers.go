@@ -11,10 +11,11 @@ import (
 // markerList is one or more block numbers: "0", "0, 2", "0, ID:2".
 const markerList = `\d+(?:\s*[,，]\s*(?:ID\s*[:：]\s*)?\d+)*`
 
-// markerPattern matches the citation markers LLMs write for RAGFlow
-// prompts (CONTRACT §4.7): the canonical [ID:n], the variants RAGFlow itself
-// rewrites ([ID: n], 【ID: n】, (ID: n)), full-width punctuation, several
-// numbers in one marker, and the pre-v0.19 ##n$$.
+// markerPattern matches the citation markers LLMs write for RAGFlow prompts
+// (docs/backends.md, RAGFlow wire details: Citation markers): the canonical
+// [ID:n], the variants RAGFlow itself rewrites ([ID: n], 【ID: n】, (ID: n)),
+// full-width punctuation, several numbers in one marker, and the pre-v0.19
+// ##n$$.
 var markerPattern = regexp.MustCompile(`(?i)` +
 	`\[\s*ID\s*[:：]\s*(` + markerList + `)\s*\]` +
 	`|【\s*ID\s*[:：]\s*(` + markerList + `)\s*】` +

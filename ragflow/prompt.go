@@ -10,9 +10,10 @@ import (
 )
 
 // promptInstructions open the user message. RAGFlow drops system messages
-// (CONTRACT §4.3), so the rules travel with the question. The block layout
-// is RAGFlow's own kb_prompt layout ("ID: n" blocks), which is what its
-// citation prompt and [ID:n] markers refer to.
+// (docs/backends.md, RAGFlow wire details: Completion request), so the rules
+// travel with the question. The block layout is RAGFlow's own kb_prompt
+// layout ("ID: n" blocks), which is what its citation prompt and [ID:n]
+// markers refer to.
 const promptInstructions = `Answer the question at the end using only the numbered context blocks below.
 Rules:
 - Use only facts stated in the context blocks; do not use outside knowledge.

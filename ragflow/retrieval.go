@@ -8,8 +8,8 @@ import (
 	"net/http"
 )
 
-// Retrieval defaults and RAGFlow's own page-size ceiling (CONTRACT §3:
-// page_size > 100 is an error there).
+// Retrieval defaults and RAGFlow's own page-size ceiling (docs/backends.md,
+// RAGFlow traps: page_size > 100 is an error there).
 const (
 	DefaultPageSize            = 12
 	MaxPageSize                = 100
@@ -17,9 +17,9 @@ const (
 )
 
 // metadataFields are the document metadata fields asked for with every
-// retrieval (reference_metadata), the corpus convention of DESIGN §6: with
-// them a citation is built from the chunk alone and the response-side scope
-// check can run.
+// retrieval (reference_metadata), the citation metadata every document
+// carries (docs/backends.md, Write side): with them a citation is built from
+// the chunk alone and the response-side scope check can run.
 var metadataFields = []string{"path", "url", "title", "project", "version", "status"}
 
 // Condition is one metadata_condition entry.
@@ -29,7 +29,8 @@ type Condition struct {
 	Value              any    `json:"value"`
 }
 
-// MetadataCondition is RAGFlow's metadata_condition (CONTRACT §3, §7).
+// MetadataCondition is RAGFlow's metadata_condition (docs/backends.md, Read
+// side: what the gate sends).
 type MetadataCondition struct {
 	Logic      string      `json:"logic"`
 	Conditions []Condition `json:"conditions"`

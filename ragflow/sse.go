@@ -48,12 +48,12 @@ type streamState struct {
 	spare     []byte              // the bytes of the last event, for the next
 }
 
-// readStream reads RAGFlow's SSE (CONTRACT §4.5). Events are "data:" lines
-// (with or without a space) holding one JSON value each, normally one line
-// per event and a blank line between events. The docs' pretty-printed
-// events (a JSON value spread over several lines, no blank line before the
-// next "data:") are read too: a "data:" line starts a new event once the
-// current one holds a complete JSON value.
+// readStream reads RAGFlow's SSE (docs/backends.md, RAGFlow wire details:
+// Stream). Events are "data:" lines (with or without a space) holding one
+// JSON value each, normally one line per event and a blank line between
+// events. The docs' pretty-printed events (a JSON value spread over several
+// lines, no blank line before the next "data:") are read too: a "data:" line
+// starts a new event once the current one holds a complete JSON value.
 func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) {
 	sc := bufio.NewScanner(&cappedReader{r: cl.resp.Body, left: c.maxBytes})
 	lines := lineBuffers.Get().(*[]byte)
@@ -206,7 +206,8 @@ func (c *Client) applyDelta(st *streamState, d *eventData) error {
 	}
 	if d.final {
 		// The final event blanks the answer, except for RAGFlow's empty
-		// response, which it repeats in full (CONTRACT §4.8).
+		// response, which it repeats in full (docs/backends.md, RAGFlow wire
+		// details: Nothing found).
 		if d.answer != "" {
 			st.answer.Reset()
 			st.answer.WriteString(d.answer)

@@ -5,8 +5,9 @@ import (
 )
 
 // envelopeHead is what the envelope checks read of any envelope
-// (CONTRACT §2): the code, the message and the kind of its data ('t' for
-// true, 'f' for false, '{' for an object, 0 when there is none).
+// (docs/backends.md, RAGFlow wire details: Envelope): the code, the message
+// and the kind of its data ('t' for true, 'f' for false, '{' for an object, 0
+// when there is none).
 type envelopeHead struct {
 	code     *int
 	message  string
