@@ -1,8 +1,9 @@
-// Package meili is the gate's Meilisearch client (DESIGN §6): it builds
-// filters from an effective scope, optionally mints a tenant token per call
-// so Meilisearch enforces the scope too, calls the search route with bounded
-// time and size, and classifies every failure so the gate can answer
-// search_unavailable without leaking backend details (CONTRACT §2, §6-§8).
+// Package meili is the gate's Meilisearch client (docs/backends.md,
+// Meilisearch): it builds filters from an effective scope, optionally mints a
+// tenant token per call so Meilisearch enforces the scope too, calls the
+// search route with bounded time and size, and classifies every failure so
+// the gate can answer search_unavailable without leaking backend details
+// (docs/backends.md, Meilisearch wire details).
 package meili
 
 import (

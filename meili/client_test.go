@@ -22,7 +22,7 @@ import (
 const testKey = "search-key-0123456789"
 
 // fixture reads a copied Meilisearch payload, replacing the insta test
-// redactions with values of the real types (CONTRACT §9).
+// redactions with values of the real types (testdata/README.md).
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", name))

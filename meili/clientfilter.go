@@ -7,7 +7,7 @@ import (
 )
 
 // ClientFilterAttributes are the attributes a caller's own filter may name
-// (the page index's filterable attributes, DESIGN §6).
+// (the page index's filterable attributes, docs/backends.md: Write side).
 var ClientFilterAttributes = []string{"id", "path", "pathPrefixes", "project", "version", "status"}
 
 // Limits of a caller's filter: a docs search box sends a few conditions.

@@ -58,7 +58,7 @@ func (e *Error) Error() string {
 }
 
 // ProtocolError is what the caller sees: search_unavailable, 503, or 502
-// when the backend answered garbage (DESIGN §3).
+// when the backend answered garbage (docs/protocol.md, Errors).
 func (e *Error) ProtocolError() *protocol.Error {
 	return e.Kind.Protocol(protocol.CodeSearchUnavailable, "search backend")
 }
@@ -80,7 +80,8 @@ func transportError(err error) *Error {
 	return &Error{Kind: Unreachable, Detail: err.Error()}
 }
 
-// errorBody is Meilisearch's error shape (CONTRACT §6).
+// errorBody is Meilisearch's error shape (docs/backends.md, Meilisearch wire
+// details: Errors).
 type errorBody struct {
 	Message string `json:"message"`
 	Code    string `json:"code"`

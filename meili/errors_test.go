@@ -79,8 +79,9 @@ func TestSearchClassifiesAnswers(t *testing.T) {
 }
 
 func TestSearchRejectedWithRetryAfter(t *testing.T) {
-	// Shape of Meilisearch's 503 too_many_search_requests (CONTRACT §6: 503
-	// responses carry Retry-After: 10); written here, no upstream payload.
+	// Shape of Meilisearch's 503 too_many_search_requests (docs/backends.md,
+	// Meilisearch wire details: Errors: 503 responses carry Retry-After: 10);
+	// written here, no upstream payload.
 	body := []byte(`{"message":"Too many search requests running at the same time: 10. Retry after 10s.","code":"too_many_search_requests","type":"system","link":"https://docs.meilisearch.com/errors#too_many_search_requests"}`)
 	srv := serveMeili(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "10")

@@ -10,9 +10,9 @@ import (
 )
 
 // Filter builds the Meilisearch filter for an effective scope, so policy
-// (Rego) never builds filter strings (DESIGN §5). When the policy paired
-// each project with its own paths (s.ProjectPaths non-nil), each project is
-// searched only under its paths:
+// (Rego) never builds filter strings (docs/backends.md, Read side: what the
+// gate sends). When the policy paired each project with its own paths
+// (s.ProjectPaths non-nil), each project is searched only under its paths:
 //
 //	version = "main" AND status IN ["approved"] AND ((project = "a" AND pathPrefixes IN ["a1"]) OR (project = "b" AND pathPrefixes IN ["b1", "b2"]))
 //

@@ -10,12 +10,15 @@ import (
 )
 
 // tenantHeader is the base64url of {"alg":"HS256","typ":"JWT"}, the header
-// Meilisearch's documentation uses (CONTRACT §8).
+// Meilisearch's documentation uses (docs/backends.md, Meilisearch wire
+// details: Tenant tokens).
 var tenantHeader = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 
 // tenantClaims is serialized in this field order, so the same inputs always
-// give the same token string (CONTRACT §8's derived test vector). There is
-// deliberately no aud claim: Meilisearch refuses tokens that carry one.
+// give the same token string, so a test can compare it with an independently
+// computed vector (docs/backends.md, Meilisearch wire details: Tenant
+// tokens). There is deliberately no aud claim: Meilisearch refuses tokens
+// that carry one.
 type tenantClaims struct {
 	SearchRules map[string]tenantRule `json:"searchRules"`
 	APIKeyUID   string                `json:"apiKeyUid"`

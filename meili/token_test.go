@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// The derived test vector of CONTRACT §8 (HMAC-SHA256 over the exact
+// The tenant-token test vector (docs/backends.md, Meilisearch wire details:
+// Tenant tokens), computed outside the gate (HMAC-SHA256 over the exact
 // payload {"searchRules":{"dog":{"filter":"color = blue"}},"apiKeyUid":...,"exp":4102444800}).
 const (
 	vectorKey   = "aeb94973e0b6e912d94165430bbe87dee91a7c4f891ce19050c3910ec96977e9"

@@ -8,11 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// SearchParams are the search fields the gate uses (CONTRACT §2), sent as
-// they are: only fields Meilisearch knows (it rejects unknown ones with 400
-// bad_request), zero values left out so Meilisearch applies its defaults
-// (limit 20, offset 0, cropLength 10, cropMarker "…"). Filter is required:
-// the client refuses a search that is not narrowed by one.
+// SearchParams are the search fields the gate uses (docs/backends.md,
+// Meilisearch wire details: Search request), sent as they are: only fields
+// Meilisearch knows (it rejects unknown ones with 400 bad_request), zero
+// values left out so Meilisearch applies its defaults (limit 20, offset 0,
+// cropLength 10, cropMarker "…"). Filter is required: the client refuses a
+// search that is not narrowed by one.
 type SearchParams struct {
 	Query                string   `json:"q,omitempty"`
 	Filter               string   `json:"filter"`
@@ -44,9 +45,10 @@ func (p SearchParams) validate() error {
 	return nil
 }
 
-// SearchResponse is a search answer (CONTRACT §2). Limit, Offset and
-// EstimatedTotalHits come with offset/limit searches; TotalHits (with page,
-// hitsPerPage, totalPages) with page searches. Total picks the right one.
+// SearchResponse is a search answer (docs/backends.md, Meilisearch wire
+// details: Search response). Limit, Offset and EstimatedTotalHits come with
+// offset/limit searches; TotalHits (with page, hitsPerPage, totalPages) with
+// page searches. Total picks the right one.
 type SearchResponse struct {
 	Hits               []Hit  `json:"hits"`
 	Query              string `json:"query"`
@@ -72,7 +74,8 @@ func (r *SearchResponse) Total() int {
 	return r.EstimatedTotalHits
 }
 
-// Hit is one document of the page index (DESIGN §6) as a search returns it.
+// Hit is one document of the page index (README, Backends: the data
+// contract) as a search returns it.
 // Fields the index lacks stay empty; unknown fields are ignored. Every
 // field decodes in one pass (no re-parsing): this is the gate's hot path.
 type Hit struct {
