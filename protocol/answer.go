@@ -14,18 +14,21 @@ const (
 	GroundingUngrounded = "ungrounded" // nothing supported: a no-answer, never shipped as an answer
 )
 
-// Event types of feedback records and actions (docs/protocol.md, Results: FeedbackResult).
+// Event types of feedback records and actions (docs/protocol.md, Results:
+// FeedbackResult).
 const (
 	EventNoAnswer = "qa_no_answer"
 )
 
-// Action types offered with an AnswerResult (docs/protocol.md, AnswerResult: No answer).
+// Action types offered with an AnswerResult (docs/protocol.md, AnswerResult:
+// No answer).
 const (
 	ActionCreateFeedback        = "create_feedback"
 	ActionCreateImprovementTask = "create_improvement_task"
 )
 
-// Citation points at the evidence behind an answer (docs/protocol.md, AnswerResult).
+// Citation points at the evidence behind an answer (docs/protocol.md,
+// AnswerResult).
 type Citation struct {
 	Path          string `json:"path"`
 	URL           string `json:"url"`
@@ -65,8 +68,9 @@ type CitationGrounding struct {
 	GateCited int     `json:"gateCited"`
 }
 
-// NoAnswerReason explains an honest "no answer" (docs/protocol.md, AnswerResult: No answer): Code is
-// always no_answer, Reason one of the NoAnswer* values.
+// NoAnswerReason explains an honest "no answer" (docs/protocol.md,
+// AnswerResult: No answer): Code is always no_answer, Reason one of the
+// NoAnswer* values.
 type NoAnswerReason struct {
 	Code    Code   `json:"code"`
 	Reason  string `json:"reason"`
@@ -112,7 +116,8 @@ type AnswerResult struct {
 	RelatedPages   []RelatedPage   `json:"relatedPages"`
 	Actions        []Action        `json:"actions"`
 	// CitationSummary, on session turns only, lists what the session's
-	// trimmed earlier turns cited (docs/protocol.md, Results: SessionCreated), oldest first.
+	// trimmed earlier turns cited (docs/protocol.md, Results:
+	// SessionCreated), oldest first.
 	CitationSummary []Citation `json:"citationSummary,omitempty"`
 	Audit           Audit      `json:"audit"`
 }

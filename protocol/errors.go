@@ -9,8 +9,9 @@ import (
 	"net/http"
 )
 
-// Code is a protocol error code (docs/protocol.md, Errors) as it appears in the error
-// envelope and in audit records. The set is closed: metrics label by it.
+// Code is a protocol error code (docs/protocol.md, Errors) as it appears in
+// the error envelope and in audit records. The set is closed: metrics label
+// by it.
 type Code string
 
 // Protocol error codes: the specification's, plus the transport and
@@ -67,7 +68,8 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 // Errorf-style constructors keep call sites short and the status mapping in
 // one place.
 
-// NewError builds an Error with the status docs/protocol.md (Errors) assigns to code.
+// NewError builds an Error with the status docs/protocol.md (Errors) assigns
+// to code.
 func NewError(code Code, message string) *Error {
 	return &Error{Code: code, Status: StatusFor(code), Message: message}
 }

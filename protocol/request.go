@@ -2,17 +2,18 @@ package protocol
 
 import "slices"
 
-// Caller is the body's self-description (docs/protocol.md, The standard request). The authenticated
-// identity is the caller; a body caller naming someone else is refused and
-// Purpose is kept for audit only.
+// Caller is the body's self-description (docs/protocol.md, The standard
+// request). The authenticated identity is the caller; a body caller naming
+// someone else is refused and Purpose is kept for audit only.
 type Caller struct {
 	Type    string `json:"type,omitempty"`
 	ID      string `json:"id,omitempty"`
 	Purpose string `json:"purpose,omitempty"`
 }
 
-// Scope is a requested or effective scope (docs/protocol.md, The standard request). A requested scope is
-// only a request; the policy decides the effective one.
+// Scope is a requested or effective scope (docs/protocol.md, The standard
+// request). A requested scope is only a request; the policy decides the
+// effective one.
 //
 // ProjectPaths and Datasets are gate-internal parts of an effective scope,
 // set only from a policy decision and never serialized: the flat Projects
@@ -31,8 +32,8 @@ type Scope struct {
 	Datasets     []string            `json:"-"`
 }
 
-// PageRef names the page a human asked from (docs/protocol.md, The standard request: the default scope of
-// a human question is derived from it).
+// PageRef names the page a human asked from (docs/protocol.md, The standard
+// request: the default scope of a human question is derived from it).
 //
 // Version is gate-internal, never read from a body: the docs version a
 // versioned page URL names (/v1.0/...), set when the URL is mapped back to
@@ -44,7 +45,8 @@ type PageRef struct {
 	Version string `json:"-"`
 }
 
-// Standard is the standard request every tool accepts (docs/protocol.md, The standard request).
+// Standard is the standard request every tool accepts (docs/protocol.md, The
+// standard request).
 type Standard struct {
 	Caller           *Caller  `json:"caller,omitempty"`
 	Scope            *Scope   `json:"scope,omitempty"`
