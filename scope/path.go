@@ -1,8 +1,9 @@
 // Package scope validates, normalizes and checks scopes: the projects,
 // repository-relative paths, version and working-docs flag a call may reach
-// (docs/protocol.md, The standard request). Requests are normalized here before policy sees them, and
-// every backend answer is checked here again on the way back (docs/security.md, What the policy decides),
-// because a backend filter is not a sufficient guarantee on its own.
+// (docs/protocol.md, The standard request). Requests are normalized here
+// before policy sees them, and every backend answer is checked here again on
+// the way back (docs/security.md, What the policy decides), because a backend
+// filter is not a sufficient guarantee on its own.
 package scope
 
 import (

@@ -82,16 +82,16 @@ type Doc struct {
 	Project, Version, Status, Path, DatasetID string
 }
 
-// Contains is the response-side check (docs/security.md, What the policy decides): d is inside s when its
-// project is one of s.Projects, its version equals s.Version, its status is
-// approved (or working when s.IncludeWorkingDocs), and its path is covered
-// by one of s.Paths. When the policy paired projects with paths
-// (s.ProjectPaths non-nil), the path must also be covered by one of
-// s.ProjectPaths[d.Project]: a page of one project under a path granted
-// only for another is outside. When s.Datasets is non-nil, a document that
-// names its dataset must name one of them. Every comparison is exact and
-// case-sensitive; anything else, including empty fields and unknown
-// statuses, is outside.
+// Contains is the response-side check (docs/security.md, What the policy
+// decides): d is inside s when its project is one of s.Projects, its version
+// equals s.Version, its status is approved (or working when
+// s.IncludeWorkingDocs), and its path is covered by one of s.Paths. When the
+// policy paired projects with paths (s.ProjectPaths non-nil), the path must
+// also be covered by one of s.ProjectPaths[d.Project]: a page of one project
+// under a path granted only for another is outside. When s.Datasets is
+// non-nil, a document that names its dataset must name one of them. Every
+// comparison is exact and case-sensitive; anything else, including empty
+// fields and unknown statuses, is outside.
 func Contains(s protocol.Scope, d Doc) bool {
 	if d.Project == "" || !slices.Contains(s.Projects, d.Project) {
 		return false
