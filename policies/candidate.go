@@ -10,10 +10,10 @@ import (
 	"strings"
 )
 
-// candidate is a policy read from its source but not serving yet: its
-// files, its own tests, and the names that decide whether it is new.
-// Nothing serves from a candidate until it has compiled and (unless tests
-// are off) its tests have passed (docs/security.md, Editing and testing the policy).
+// candidate is a policy read from its source but not serving yet: its files,
+// its own tests, and the names that decide whether it is new. Nothing serves
+// from a candidate until it has compiled and (unless tests are off) its tests
+// have passed (docs/security.md, Editing and testing the policy).
 type candidate struct {
 	files snapshot // served modules and data; never *_test.rego
 	tests snapshot // the candidate's *_test.rego, run before it may serve

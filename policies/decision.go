@@ -40,9 +40,9 @@ type Decision struct {
 // The caller must deny: an undefined decision is never an allow.
 var ErrUndefinedDecision = errors.New("policy decision is undefined")
 
-// denyCodes are the codes a policy may deny with (docs/protocol.md, Order of checks). Any other
-// code is a policy bug and is reported as an error so the gateway denies with
-// an internal error rather than an unexpected status.
+// denyCodes are the codes a policy may deny with (docs/protocol.md, Order of
+// checks). Any other code is a policy bug and is reported as an error so the
+// gateway denies with an internal error rather than an unexpected status.
 var denyCodes = []protocol.Code{
 	protocol.CodeUnauthorized,
 	protocol.CodeForbiddenTool,

@@ -14,12 +14,12 @@ type Caller struct {
 	Credential string   `json:"credential"` // "jwt" | "api_key" | "sso" | "anonymous"
 }
 
-// Input is one call as the policy sees it (docs/security.md, What the policy decides). Scope, Pages and Page
-// are already validated and normalized by the gateway, so the policy can
-// compare paths as plain strings. The policy sees exactly the JSON encoding
-// of Input (json tags below); input_value.go builds that value without the
-// JSON round trip and must change with any field added here (its tests fail
-// otherwise).
+// Input is one call as the policy sees it (docs/security.md, What the policy
+// decides). Scope, Pages and Page are already validated and normalized by the
+// gateway, so the policy can compare paths as plain strings. The policy sees
+// exactly the JSON encoding of Input (json tags below); input_value.go builds
+// that value without the JSON round trip and must change with any field added
+// here (its tests fail otherwise).
 type Input struct {
 	Endpoint string          `json:"endpoint"`          // e.g. "/agent/tools/search", "/answer/ask"
 	Tool     string          `json:"tool"`              // search|ask|get_page|get_context|create_feedback|create_improvement_task

@@ -14,10 +14,10 @@ import (
 )
 
 // ToolQuery is the policy's tool gate (rego/tools_gate.rego): the checks the
-// protocol puts before the request body (docs/protocol.md, Order of checks: token, identity, policy,
-// tool), asked with who calls and which tool only. The gateway asks it
-// before reading the body, so a caller cannot probe the body schema of a
-// tool it may not use.
+// protocol puts before the request body (docs/protocol.md, Order of checks:
+// token, identity, policy, tool), asked with who calls and which tool only.
+// The gateway asks it before reading the body, so a caller cannot probe the
+// body schema of a tool it may not use.
 const ToolQuery = "data.wikigate.tool_decision"
 
 // toolKeyTag keeps the tool gate's cache entries apart from the decision's:

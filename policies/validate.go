@@ -11,8 +11,9 @@ import (
 
 // checkAllow holds an allow to what the gateway relies on downstream: a fully
 // filled scope and datasets that lie inside it. An empty dataset list must
-// never reach RAGFlow, which reads it as "every dataset" (docs/backends.md, RAGFlow traps), and a
-// working dataset needs includeWorkingDocs (docs/security.md, What the policy decides).
+// never reach RAGFlow, which reads it as "every dataset" (docs/backends.md,
+// RAGFlow traps), and a working dataset needs includeWorkingDocs
+// (docs/security.md, What the policy decides).
 func (w wireDecision) checkAllow() error {
 	s := w.Scope
 	switch {
