@@ -1,8 +1,8 @@
-// Package audit writes one structured record per gate call (docs/security.md, Audit):
-// who called what, what was asked for and decided, which backends were
-// called and how it ended. Records go to a named zap logger that operators
-// route with Caddy's `log` directive. Questions are hashed unless the
-// operator opts in; tokens and keys never reach a record.
+// Package audit writes one structured record per gate call (docs/security.md,
+// Audit): who called what, what was asked for and decided, which backends
+// were called and how it ended. Records go to a named zap logger that
+// operators route with Caddy's `log` directive. Questions are hashed unless
+// the operator opts in; tokens and keys never reach a record.
 package audit
 
 import (

@@ -1,7 +1,8 @@
 // Package cors answers browsers' cross-origin checks for the routes a docs
-// site calls (docs/docs-sites.md, CORS): only configured origins, only configured path
-// prefixes (by default /answer/, never the agents' /agent/ unless named).
-// It is plain net/http; the Caddy module builds it from the cors block.
+// site calls (docs/docs-sites.md, CORS): only configured origins, only
+// configured path prefixes (by default /answer/, never the agents' /agent/
+// unless named). It is plain net/http; the Caddy module builds it from the
+// cors block.
 package cors
 
 import (

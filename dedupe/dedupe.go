@@ -1,8 +1,8 @@
 // Package dedupe computes the de-duplication key of feedback records and
-// improvement tasks (docs/protocol.md, Results: FeedbackResult): the same knowledge gap,
-// reported by anyone, in any spelling of the same question, within the same
-// scope and with the same evidence, gets the same key, and the key reveals
-// nothing of the question.
+// improvement tasks (docs/protocol.md, Results: FeedbackResult): the same
+// knowledge gap, reported by anyone, in any spelling of the same question,
+// within the same scope and with the same evidence, gets the same key, and
+// the key reveals nothing of the question.
 package dedupe
 
 import (
@@ -36,11 +36,11 @@ type keyInput struct {
 	CitationPaths      []string `json:"citationPaths"`
 }
 
-// Key computes the dedupe key (docs/protocol.md, AnswerResult: No answer): hex sha256 over eventType, the
-// normalized question (NormalizeQuestion), the normalized scope (sorted
-// unique projects, sorted unique paths, version, includeWorkingDocs) and
-// the sorted unique citation paths. It is 64 hex characters with no
-// plaintext in it.
+// Key computes the dedupe key (docs/protocol.md, AnswerResult: No answer):
+// hex sha256 over eventType, the normalized question (NormalizeQuestion), the
+// normalized scope (sorted unique projects, sorted unique paths, version,
+// includeWorkingDocs) and the sorted unique citation paths. It is 64 hex
+// characters with no plaintext in it.
 func Key(eventType, question string, s protocol.Scope, citationPaths []string) string {
 	in := keyInput{
 		V:                  keyVersion,

@@ -1,6 +1,7 @@
-// Package identity authenticates callers of the gate (docs/agents.md, Credentials): agents by
-// JWT or API key, humans by an SSO JWT or anonymously in public-read mode.
-// It also mints development tokens and manages the API key file for the CLI.
+// Package identity authenticates callers of the gate (docs/agents.md,
+// Credentials): agents by JWT or API key, humans by an SSO JWT or anonymously
+// in public-read mode. It also mints development tokens and manages the API
+// key file for the CLI.
 //
 // Identity only says who the caller is. Token claims never grant scope or
 // tools; the policy decides that from its own data.
@@ -20,7 +21,8 @@ const (
 	CredentialAnonymous = "anonymous"
 )
 
-// Site modes (docs/docs-sites.md, Who the reader is): whether humans may ask without logging in.
+// Site modes (docs/docs-sites.md, Who the reader is): whether humans may ask
+// without logging in.
 const (
 	SiteModePublicRead        = "public-read"
 	SiteModeAuthenticatedRead = "authenticated-read"
