@@ -1,6 +1,6 @@
 // Package feedback stores feedback records and improvement tasks durably,
-// idempotently and de-duplicated (protocol §8.1, DESIGN §8), and can mirror
-// them to GitHub Issues.
+// idempotently and de-duplicated (docs/protocol.md, Results: FeedbackResult),
+// and can mirror them to GitHub Issues.
 //
 // Why each property:
 //   - Durable: a knowledge gap reported today must still be there after a

@@ -36,9 +36,9 @@ type GitHubConfig struct {
 	Timeout    time.Duration // per API call; default 10s
 }
 
-// GitHubSink mirrors records as GitHub issues: one issue per open record,
-// a comment per repeat (protocol §8.1: reuse the open issue, never
-// duplicate it).
+// GitHubSink mirrors records as GitHub issues: one issue per open record, a
+// comment per repeat (docs/protocol.md, Results: FeedbackResult: reuse the
+// open issue, never duplicate it).
 type GitHubSink struct {
 	repo    string
 	token   string

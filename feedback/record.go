@@ -31,7 +31,8 @@ const (
 // Errors callers branch on.
 var (
 	// ErrIdempotencyConflict: the idempotency key was used before by the same
-	// caller and tool with a different body (protocol §8.1).
+	// caller and tool with a different body (docs/protocol.md, Results:
+	// FeedbackResult).
 	ErrIdempotencyConflict = errors.New("idempotency key reused with a different request body")
 	// ErrNotFound: no record has the requested ID.
 	ErrNotFound = errors.New("feedback record not found")
@@ -40,7 +41,8 @@ var (
 )
 
 // Caller is who reported one occurrence, and when. The spec requires the
-// caller type and time to survive merging (protocol §8.1).
+// caller type and time to survive merging (docs/protocol.md, Results:
+// FeedbackResult).
 type Caller struct {
 	Type string    `json:"type"`
 	ID   string    `json:"id"`

@@ -12,7 +12,7 @@ import (
 )
 
 // Submit records one occurrence, atomically in one bbolt read-write
-// transaction (protocol §8.1):
+// transaction (docs/protocol.md, Results: FeedbackResult):
 //
 //  1. With an IdempotencyKey already used by the same caller and tool, it
 //     replays the stored response (same BodyHash) or fails with
