@@ -20,9 +20,9 @@ const (
 	authInvalid = "invalid"
 )
 
-// action is what a route requires (CONTRACT §1). Only the default search
-// key exists besides the master key, so every non-search route is
-// master-only here.
+// action is what a route requires (docs/backends.md, Meilisearch wire
+// details: Authorization). Only the default search key exists besides the
+// master key, so every non-search route is master-only here.
 type action int
 
 const (

@@ -31,7 +31,7 @@ func TestNewNeedsAMasterKey(t *testing.T) {
 
 // TestAuthorizationMatrix: the master key opens everything, the search key
 // only search, tenant tokens only search, and header mistakes fail like the
-// engine's (CONTRACT §1).
+// engine's (docs/backends.md, Meilisearch wire details: Authorization).
 func TestAuthorizationMatrix(t *testing.T) {
 	s := newTestServer(t)
 	_, searchKey := s.SearchKey()

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// browseQuery is a decoded documents listing (CONTRACT §4).
+// browseQuery is a decoded documents listing (docs/backends.md, Meilisearch
+// wire details: Documents).
 type browseQuery struct {
 	offset, limit int
 	fields        []string
@@ -145,7 +146,8 @@ func asIDList(v any, loc location) ([]string, *apiError) {
 }
 
 // browse answers {results, offset, limit, total}; filter errors use
-// invalid_document_filter without the "Index" prefix (CONTRACT §4).
+// invalid_document_filter without the "Index" prefix (docs/backends.md,
+// Meilisearch wire details: Documents).
 func (s *Server) browse(w http.ResponseWriter, r *http.Request, bq browseQuery) *apiError {
 	rec := recordOf(r)
 	if bq.filter != nil {

@@ -5,9 +5,10 @@ import (
 	"net/http"
 )
 
-// apiError is a Meilisearch error response (CONTRACT §6): the body is always
-// {"message","code","type","link"} and the status follows from the code, so
-// clients written against the real engine parse our errors unchanged.
+// apiError is a Meilisearch error response (docs/backends.md, Meilisearch
+// wire details: Errors): the body is always {"message","code","type","link"}
+// and the status follows from the code, so clients written against the real
+// engine parse our errors unchanged.
 type apiError struct {
 	status  int
 	Message string `json:"message"`

@@ -119,7 +119,8 @@ func (p *filterParser) parseStartsWith(start int, attr span) (filterNode, *filte
 }
 
 // containsError: CONTAINS is gated behind an experimental feature in the
-// engine (CONTRACT §7), and this server does not offer experimental features.
+// engine (docs/backends.md, Meilisearch wire details: Filter language), and
+// this server does not offer experimental features.
 func (p *filterParser) containsError(start, end int) *filterError {
 	e := p.errAt(start, end, "Using `CONTAINS` in a filter requires enabling the `contains filter` experimental feature. See https://github.com/orgs/meilisearch/discussions/763")
 	e.featureGated = true

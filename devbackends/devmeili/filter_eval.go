@@ -141,7 +141,8 @@ func isEmptyValue(v any) bool {
 }
 
 // parseFilterValue parses a request or tenant-token filter: a string, the
-// array form (outer AND, inner OR, strings only) or nil (CONTRACT §7).
+// array form (outer AND, inner OR, strings only) or nil (docs/backends.md,
+// Meilisearch wire details: Filter language).
 func parseFilterValue(v any) (filterNode, *filterError) {
 	switch t := v.(type) {
 	case nil:
@@ -214,7 +215,8 @@ func filterTypeError(expected string, found any) *filterError {
 }
 
 // checkFilterable reports the first attribute of node that is not filterable,
-// with the engine's message (CONTRACT §6).
+// with the engine's message (docs/backends.md, Meilisearch wire details:
+// Errors).
 func checkFilterable(node filterNode, filterable []string) *filterError {
 	if node == nil {
 		return nil

@@ -6,7 +6,8 @@ import (
 	"unicode"
 )
 
-// The filter language of Meilisearch (CONTRACT §7), parsed by hand:
+// The filter language of Meilisearch (docs/backends.md, Meilisearch wire
+// details: Filter language), parsed by hand:
 //
 //	expr    = and ("OR" and)*
 //	and     = not ("AND" not)*

@@ -7,7 +7,7 @@ import (
 	"github.com/wikigate/wikigate/samplewiki"
 )
 
-// Index settings of the page index (DESIGN §6).
+// Index settings of the page index (README, Backends: the data contract).
 var (
 	filterableAttributes = []string{"id", "path", "pathPrefixes", "project", "version", "status"}
 	searchableAttributes = []string{"title", "headings", "content"}

@@ -8,8 +8,8 @@ import (
 	"unicode"
 )
 
-// searchQuery is a decoded search request (CONTRACT §2), POST body or GET
-// parameters alike.
+// searchQuery is a decoded search request (docs/backends.md, Meilisearch wire
+// details: Search request), POST body or GET parameters alike.
 type searchQuery struct {
 	Q                       string
 	Offset, Limit           int

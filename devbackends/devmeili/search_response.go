@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// searchResponse is the engine's search result (CONTRACT §2): one of the two
-// pagination groups is set; facets appear only when asked for.
+// searchResponse is the engine's search result (docs/backends.md, Meilisearch
+// wire details: Search response): one of the two pagination groups is set;
+// facets appear only when asked for.
 type searchResponse struct {
 	Hits               []orderedObject `json:"hits"`
 	Query              string          `json:"query"`

@@ -1,8 +1,8 @@
 // Package devmeili is a development stand-in for Meilisearch: it speaks the
 // engine's HTTP contract (routes, error bodies, API keys, tenant tokens,
-// filter language) over the sample wiki, so wikigate can run and be tested
-// on one machine (DESIGN §9). Search is a small lexical ranker, not the
-// engine's; /version says so ("-wikigate-dev").
+// filter language) over the sample wiki, so wikigate can run and be tested on
+// one machine (docs/backends.md, The development stand-ins). Search is a
+// small lexical ranker, not the engine's; /version says so ("-wikigate-dev").
 package devmeili
 
 import (

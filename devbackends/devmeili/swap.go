@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// The routes of a zero-downtime rebuild (upstreams/meilisearch/INGEST.md
-// §6): build a new index, swap it with the live one, delete the old one.
+// The routes of a zero-downtime rebuild (docs/backends.md, Meilisearch write
+// side): build a new index, swap it with the live one, delete the old one.
 
 func (s *Server) swapRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /swap-indexes", s.guarded(actionMasterOnly, s.handleSwapIndexes))

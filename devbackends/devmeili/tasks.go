@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// task is one asynchronous write as GET /tasks/{uid} shows it (INGEST §1.1).
-// The development server applies a write before it answers, so a task is
-// already final when its 202 is sent; clients still poll it, as they must
-// against the engine, and see the same shapes.
+// task is one asynchronous write as GET /tasks/{uid} shows it
+// (docs/backends.md, Meilisearch wire details: Tasks). The development server
+// applies a write before it answers, so a task is already final when its 202
+// is sent; clients still poll it, as they must against the engine, and see
+// the same shapes.
 type task struct {
 	uid        int
 	indexUID   string
@@ -47,7 +48,8 @@ func (l *taskLog) get(uid int) (task, bool) {
 }
 
 // enqueue records the outcome of a write and answers 202 with the summarized
-// task, as the engine does whatever the task's fate (INGEST §1).
+// task, as the engine does whatever the task's fate (docs/backends.md,
+// Meilisearch wire details: Tasks).
 func (s *Server) enqueue(w http.ResponseWriter, t task) {
 	t.enqueuedAt = s.now().UTC()
 	t.uid = s.tasks.add(t)

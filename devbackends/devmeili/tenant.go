@@ -15,7 +15,8 @@ import (
 	"time"
 )
 
-// tenantClaims are the claims of a tenant token (CONTRACT §8).
+// tenantClaims are the claims of a tenant token (docs/backends.md,
+// Meilisearch wire details: Tenant tokens).
 type tenantClaims struct {
 	rules     searchRules
 	apiKeyUID string

@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-// The derived vector of CONTRACT §8: same key, payload and expected token.
+// The tenant-token vector meili/token_test.go checks the gate's tokens against
+// (docs/backends.md, Meilisearch wire details: Tenant tokens): same key,
+// payload and expected token.
 const (
 	vectorUID     = "00000000-0000-0000-0000-000000000000"
 	vectorKey     = "aeb94973e0b6e912d94165430bbe87dee91a7c4f891ce19050c3910ec96977e9"

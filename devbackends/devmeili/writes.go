@@ -7,8 +7,8 @@ import (
 	"regexp"
 )
 
-// The write routes `wikigate ingest` uses (upstreams/meilisearch/INGEST.md
-// §2–§5): they validate synchronously like the engine, apply the change at
+// The write routes `wikigate ingest` uses (docs/backends.md, Meilisearch
+// write side): they validate synchronously like the engine, apply the change at
 // once and answer 202 with a task whose outcome GET /tasks/{uid} reports.
 // Only the master key may write, as only it holds write actions here.
 func (s *Server) writeRoutes(mux *http.ServeMux) {
@@ -157,7 +157,7 @@ func (s *Server) handleAddDocuments(w http.ResponseWriter, r *http.Request, _ cr
 }
 
 // checkDocumentIDs fails the whole payload on one bad id, as the engine's
-// task does (INGEST §4).
+// task does (docs/backends.md, Meilisearch wire details: Tasks).
 func checkDocumentIDs(docs []orderedObject) *apiError {
 	for _, d := range docs {
 		v, ok := d.get("id")

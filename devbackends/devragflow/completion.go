@@ -33,9 +33,10 @@ func deltaPause() time.Duration {
 	return min(d, maxDeltaPause)
 }
 
-// handleCompletion is session_completion in RA/chat_api.py (CONTRACT §4)
-// for the solo path: without chat_id there is no retrieval, the "LLM"
-// answers the last user message, which carries the context.
+// handleCompletion is session_completion in RA/chat_api.py (docs/backends.md,
+// RAGFlow wire details: Completion request) for the solo path: without
+// chat_id there is no retrieval, the "LLM" answers the last user message,
+// which carries the context.
 func (s *Server) handleCompletion(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	req, fail := readJSONObject(w, r)
 	if fail != nil {
@@ -161,10 +162,10 @@ func (s *Server) soloAnswer(content string, msgID any) map[string]any {
 	}
 }
 
-// streamAnswer sends delta events without a final event (the solo
-// variation of CONTRACT §4.5), or the code-500 error event, then the
-// terminator. A client that goes away first ends the generation: the log
-// marks the request cancelled.
+// streamAnswer sends delta events without a final event (the solo variation
+// of the stream, docs/backends.md, RAGFlow wire details: Stream), or the
+// code-500 error event, then the terminator. A client that goes away first
+// ends the generation: the log marks the request cancelled.
 func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, rec *LoggedRequest, content, errText string, msgID any) {
 	sse := startSSE(w)
 	rec.Code = codeSuccess

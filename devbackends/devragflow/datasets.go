@@ -17,7 +17,7 @@ const devEmbeddingModel = "wikigate-dev-lexical@wikigate"
 const devNickname = "wikigate-dev"
 
 // handleDatasets is GET /api/v1/datasets (list_datasets, get_result with
-// total_datasets; CONTRACT §7).
+// total_datasets; docs/backends.md, RAGFlow wire details: Datasets).
 func (s *Server) handleDatasets(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	q := r.URL.Query()
 	page, size, body := listPaging(q)
@@ -37,7 +37,8 @@ func (s *Server) handleDatasets(w http.ResponseWriter, r *http.Request, rec *Log
 	}
 	list = filterDatasets(list, ids, q.Get("name"))
 	if name := q.Get("name"); name != "" && len(list) == 0 {
-		// A name nobody has is an error, not an empty list (INGEST §3).
+		// A name nobody has is an error, not an empty list (docs/backends.md,
+		// RAGFlow wire details: Datasets).
 		s.reply(w, rec, http.StatusOK, errorResult(codeData,
 			fmt.Sprintf("User '%s' lacks permission for dataset '%s'", s.model.tenantID, name)))
 		return

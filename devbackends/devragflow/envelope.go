@@ -13,7 +13,8 @@ import (
 	"unicode/utf8"
 )
 
-// RetCode values of common/constants.py (CONTRACT §2).
+// RetCode values of common/constants.py (docs/backends.md, RAGFlow wire
+// details: Envelope).
 const (
 	codeSuccess        = 0
 	codeException      = 100

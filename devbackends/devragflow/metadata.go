@@ -9,9 +9,10 @@ import (
 )
 
 // This file mirrors convert_conditions and meta_filter of
-// common/metadata_utils.py (CONTRACT §7), including their quirks: string
-// comparisons are case-insensitive, a YYYY-MM-DD value compares as a date,
-// "in" against a string is a substring test, an unknown key matches nothing.
+// common/metadata_utils.py (docs/backends.md, RAGFlow wire details: Metadata
+// conditions), including their quirks: string comparisons are
+// case-insensitive, a YYYY-MM-DD value compares as a date, "in" against a
+// string is a substring test, an unknown key matches nothing.
 
 // condition is one metadata_condition entry after convert_conditions.
 type condition struct {

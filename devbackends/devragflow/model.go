@@ -11,8 +11,9 @@ import (
 	"github.com/wikigate/wikigate/samplewiki"
 )
 
-// metaKeys are the document metadata fields of the corpus convention
-// (DESIGN §6): a citation can be built from a chunk's document_metadata.
+// metaKeys are the citation metadata fields every document carries
+// (docs/backends.md, RAGFlow write side): a citation can be built from a
+// chunk's document_metadata.
 var metaKeys = []string{"path", "url", "title", "project", "version", "status"}
 
 // dataset is a catalog dataset with the documents the corpus puts in it.

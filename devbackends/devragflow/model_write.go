@@ -16,7 +16,7 @@ import (
 
 // createDataset adds an empty dataset. Like duplicate_name, a name already
 // taken (case-insensitively) gets "(1)", "(2)", … appended: create is not
-// idempotent in RAGFlow either (INGEST §2).
+// idempotent in RAGFlow either (docs/backends.md, RAGFlow write side).
 func (m *model) createDataset(name string, now time.Time) *dataset {
 	name = m.freeName(name, func(n string) bool {
 		for _, ds := range m.datasets {

@@ -27,7 +27,8 @@ func earlyEmpty() map[string]any {
 	return result(map[string]any{"total": 0, "chunks": []any{}, "doc_aggs": map[string]any{}})
 }
 
-// handleRetrieval is retrieval_test in RA/chunk_api.py (CONTRACT §3).
+// handleRetrieval is retrieval_test in RA/chunk_api.py (docs/backends.md,
+// RAGFlow read side).
 func (s *Server) handleRetrieval(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	req, fail := readJSONObject(w, r)
 	if fail != nil {
@@ -81,7 +82,9 @@ func (s *Server) parseRetrieval(req map[string]any, rec *LoggedRequest) (*retrie
 	return q, nil
 }
 
-// checkDatasets covers errors 1–3 of CONTRACT §3.
+// checkDatasets covers the first three errors RAGFlow's retrieval checks:
+// dataset_ids missing, not a list, or a dataset the key does not own
+// (docs/backends.md, RAGFlow read side).
 func (s *Server) checkDatasets(req map[string]any, rec *LoggedRequest) ([]*dataset, map[string]any) {
 	raw := req["dataset_ids"]
 	if !truthy(raw) {
@@ -265,7 +268,8 @@ func (s *Server) rank(q *retrievalQuery) []hit {
 	return kept
 }
 
-// chunkJSON is one retrieval chunk with the key names of CONTRACT §3.
+// chunkJSON is one retrieval chunk with the key names of RAGFlow's retrieval
+// response (docs/backends.md, RAGFlow wire details: Retrieval response).
 func (s *Server) chunkJSON(h hit, q *retrievalQuery, terms []string) map[string]any {
 	c := h.chunk
 	out := map[string]any{

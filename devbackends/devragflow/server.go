@@ -1,9 +1,10 @@
-// Package devragflow is a development stand-in for RAGFlow: it speaks the
-// G2 (v0.26+) wire contract of /work/shared/upstreams/ragflow/CONTRACT.md —
+// Package devragflow is a development stand-in for RAGFlow: it speaks the G2
+// (v0.26+) wire contract (docs/backends.md, RAGFlow) —
 // envelopes, error codes and HTTP statuses, SSE framing, API-key auth — over
 // the sample wiki, so wikigate runs and is tested with nothing else
 // installed. Retrieval is lexical and generation extractive; the server says
-// so in its version string and model names (DESIGN §9).
+// so in its version string and model names (docs/backends.md, The development
+// stand-ins).
 package devragflow
 
 import (

@@ -9,9 +9,10 @@ import (
 )
 
 // RAGFlow writes each SSE event as "data:" + json.dumps(payload,
-// ensure_ascii=False) + "\n\n" (CONTRACT §4.5): no space after the colon,
-// one line of JSON, keys in insertion order, ", " and ": " separators and
-// raw UTF-8. object and pyDumps reproduce that serialisation.
+// ensure_ascii=False) + "\n\n" (docs/backends.md, RAGFlow wire details:
+// Stream): no space after the colon, one line of JSON, keys in insertion
+// order, ", " and ": " separators and raw UTF-8. object and pyDumps reproduce
+// that serialisation.
 
 // object is a JSON object whose keys keep insertion order, as a Python dict.
 type object []field

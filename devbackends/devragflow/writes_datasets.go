@@ -18,9 +18,9 @@ var createDatasetFields = map[string]bool{
 var chunkMethods = []string{"naive", "book", "email", "laws", "manual", "one", "paper", "picture",
 	"presentation", "qa", "table", "tag", "resume"}
 
-// handleCreateDataset is POST /api/v1/datasets (INGEST §2): a strict JSON
-// body, validated as the pydantic model does for the fields a loader sends;
-// the new dataset, empty, in the list shape.
+// handleCreateDataset is POST /api/v1/datasets (docs/backends.md, RAGFlow
+// write side): a strict JSON body, validated as the pydantic model does for
+// the fields a loader sends; the new dataset, empty, in the list shape.
 func (s *Server) handleCreateDataset(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	req, fail := readStrictJSON(w, r)
 	if fail != nil {

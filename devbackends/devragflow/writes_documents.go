@@ -21,9 +21,10 @@ const maxUploadBytes = 32 << 20
 var uploadTypes = map[string]bool{"md": true, "mdx": true, "txt": true, "html": true, "htm": true,
 	"json": true, "jsonl": true, "csv": true, "xml": true, "yml": true, "ini": true}
 
-// handleUpload is POST /api/v1/datasets/{id}/documents (INGEST §5):
-// multipart "file" parts, each stored unparsed; per-file failures are
-// collected, and a partial success still lists the stored documents.
+// handleUpload is POST /api/v1/datasets/{id}/documents (docs/backends.md,
+// RAGFlow write side): multipart "file" parts, each stored unparsed; per-file
+// failures are collected, and a partial success still lists the stored
+// documents.
 func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	id := r.PathValue("dataset_id")
 	rec.DatasetIDs = []string{id}
@@ -106,7 +107,8 @@ func (s *Server) storeUpload(ds *dataset, fh *multipart.FileHeader) (*document, 
 // uploadedJSON is map_doc_keys_with_run_status(doc, "0"): the inserted row,
 // without the counters the list adds. content_hash here is a SHA-256 prefix
 // of the bytes, not RAGFlow's xxh128: nothing should compare it across
-// servers (a loader keeps its own hash in meta_fields, INGEST §11.3).
+// servers (a loader keeps its own hash in meta_fields, docs/backends.md,
+// RAGFlow write side).
 func (s *Server) uploadedJSON(d *document) map[string]any {
 	return map[string]any{
 		"id": d.id, "dataset_id": d.dataset.ID, "name": d.name, "chunk_method": "naive", "pipeline_id": nil,
@@ -117,7 +119,7 @@ func (s *Server) uploadedJSON(d *document) map[string]any {
 }
 
 // documentInDataset resolves {dataset_id}/{document_id} for the update
-// route, with its messages (INGEST §6).
+// route, with its messages (docs/backends.md, RAGFlow write side).
 func (s *Server) documentInDataset(r *http.Request) (*document, map[string]any) {
 	ds := s.model.byDataset[r.PathValue("dataset_id")]
 	if ds == nil {
@@ -131,8 +133,9 @@ func (s *Server) documentInDataset(r *http.Request) (*document, map[string]any) 
 }
 
 // handleUpdateDocument is PATCH (or PUT) /api/v1/datasets/{id}/documents/
-// {doc_id}: meta_fields replaces the document's metadata, visible to
-// listings and retrieval at once, without a re-parse (INGEST §6, §7).
+// {doc_id}: meta_fields replaces the document's metadata, visible to listings
+// and retrieval at once, without a re-parse (docs/backends.md, RAGFlow write
+// side).
 func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	rec.DatasetIDs = []string{r.PathValue("dataset_id")}
 	req, fail := readJSONObject(w, r)
@@ -164,7 +167,7 @@ func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request, re
 }
 
 // validMetaFields is validate_document_meta_fields plus the list rewriting
-// of _split_combined_values (INGEST §7.1).
+// of _split_combined_values (docs/backends.md, RAGFlow write side).
 func validMetaFields(raw any) (map[string]any, string) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
@@ -217,14 +220,16 @@ func splitCombined(list []any) ([]any, bool) {
 	return out, true
 }
 
-// handleParse is POST /api/v1/datasets/{id}/chunks (INGEST §8.1): every
-// known id is parsed, in order; unknown ones are reported after.
+// handleParse is POST /api/v1/datasets/{id}/chunks (docs/backends.md, RAGFlow
+// write side): every known id is parsed, in order; unknown ones are reported
+// after.
 func (s *Server) handleParse(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	s.parse(w, r, rec, false)
 }
 
 // handleParseDocuments is POST /api/v1/datasets/{id}/documents/parse
-// (INGEST §8.2): the same, answering with success_count.
+// (docs/backends.md, RAGFlow write side): the same, answering with
+// success_count.
 func (s *Server) handleParseDocuments(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	s.parse(w, r, rec, true)
 }

@@ -11,9 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// readStrictJSON is validate_and_parse_json_request (INGEST §1), which the
-// strict write routes (create dataset, delete documents) go through: a JSON
-// content type, a parsable body, an object — each failure a code 101.
+// readStrictJSON is validate_and_parse_json_request (docs/backends.md,
+// RAGFlow write side), which the strict write routes (create dataset, delete
+// documents) go through: a JSON content type, a parsable body, an object —
+// each failure a code 101.
 func readStrictJSON(w http.ResponseWriter, r *http.Request) (map[string]any, map[string]any) {
 	ct := r.Header.Get("Content-Type")
 	if media, _, _ := mime.ParseMediaType(ct); media != "application/json" {
