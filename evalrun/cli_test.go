@@ -171,3 +171,32 @@ func TestEvalGateAndUsageErrors(t *testing.T) {
 		t.Errorf("no --set: exit %d, want 2", code)
 	}
 }
+
+// TestEvalWaitsOutRateLimits: a 429 is retried after its Retry-After, so a
+// run longer than the gate's per-caller budget is scored, not failed.
+func TestEvalWaitsOutRateLimits(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 2 { // the first ask
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"error":{"code":"rate_limited","message":"retry later"}}`))
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/search") {
+			w.Write([]byte(`{"hits":[]}`))
+			return
+		}
+		w.Write([]byte(`{"answer":"","citations":[],"confidence":"low","noAnswerReason":{"code":"no_answer","reason":"no_evidence"}}`))
+	}))
+	defer srv.Close()
+	code, out, err := runMain(t, Options{SetFile: writeSet(t, "cases: [{id: p, kind: unanswerable, question: payroll}]"), GateURL: srv.URL, JSON: true})
+	if code != ExitOK || calls != 3 || !strings.Contains(out, `"noAnswerRecall": 1`) {
+		t.Errorf("exit %d (%v) after %d calls, want 0 after 3 (search, 429, ask):\n%s", code, err, calls, out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -53,6 +54,8 @@ type reply struct {
 	denied  bool // a 403: the gate refused the call (a correct outcome of a restricted case)
 	latency time.Duration
 	body    []byte
+
+	retryAfter string // a 429's Retry-After header
 }
 
 func (g *Gate) routes(kind string) (search, ask string) {
@@ -96,10 +99,47 @@ func requestBody(c Case, limit int) []byte {
 	return b
 }
 
-// post sends one call. A 2xx or a 403 is an outcome; anything else is a
-// gate error, named by the route, status and the protocol's error code
-// (never the credential).
+// Rate-limited calls are retried after the gate's Retry-After, at most
+// maxRetries times and only when it asks for no more than maxRetryWait: an
+// evaluation run outgrows a gate's per-caller ask budget (anonymous
+// callers share one), and a 429 says nothing about answer quality.
+const (
+	maxRetries   = 5
+	maxRetryWait = 2 * time.Minute
+)
+
+// post sends one call, retrying a 429 as the gate's Retry-After says.
 func (g *Gate) post(ctx context.Context, route, header, value string, body []byte) (reply, error) {
+	for attempt := 0; ; attempt++ {
+		r, err := g.postOnce(ctx, route, header, value, body)
+		wait, limited := retryAfter(r)
+		if !limited || attempt == maxRetries || wait > maxRetryWait {
+			return r, err
+		}
+		select {
+		case <-ctx.Done():
+			return r, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// retryAfter reads a 429's Retry-After (seconds; at least one).
+func retryAfter(r reply) (time.Duration, bool) {
+	if r.status != http.StatusTooManyRequests {
+		return 0, false
+	}
+	secs, err := strconv.Atoi(r.retryAfter)
+	if err != nil || secs < 1 {
+		secs = 1
+	}
+	return time.Duration(secs) * time.Second, true
+}
+
+// postOnce sends one call. A 2xx or a 403 is an outcome; anything else is
+// a gate error, named by the route, status and the protocol's error code
+// (never the credential).
+func (g *Gate) postOnce(ctx context.Context, route, header, value string, body []byte) (reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(g.URL, "/")+route, bytes.NewReader(body))
@@ -117,7 +157,7 @@ func (g *Gate) post(ctx context.Context, route, header, value string, body []byt
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	r := reply{status: resp.StatusCode, latency: time.Since(start), body: b}
+	r := reply{status: resp.StatusCode, latency: time.Since(start), body: b, retryAfter: resp.Header.Get("Retry-After")}
 	switch {
 	case err != nil:
 		return r, fmt.Errorf("%w: %s: reading the body: %v", ErrGate, route, err)

@@ -15,7 +15,7 @@ func WriteTable(w io.Writer, r Report) error {
 	fmt.Fprintln(tw, "CASE\tKIND\tCALLER\tRANK\tANSWER\tCONF\tCITE P\tCITE R\tOK\tLEAKS\tSEARCH ms\tASK ms")
 	for _, c := range r.Cases {
 		if c.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\n", c.ID, c.Kind, c.Caller, c.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\terror\t-\t-\t-\t-\t-\t-\t-\n", c.ID, c.Kind, c.Caller)
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%.0f\n", c.ID, c.Kind, c.Caller,
@@ -46,6 +46,9 @@ func WriteTable(w io.Writer, r Report) error {
 		fmt.Fprintf(tw, "confidence %s\t%d/%d correct (%.3f)\n", k, l.Correct, l.Cases, l.Accuracy)
 	}
 	for _, c := range r.Cases {
+		if c.Error != "" {
+			fmt.Fprintf(tw, "error in %s\t%s\n", c.ID, c.Error)
+		}
 		if len(c.Leaks) > 0 {
 			fmt.Fprintf(tw, "leak in %s\t%s\n", c.ID, strings.Join(c.Leaks, ", "))
 		}
