@@ -1,12 +1,12 @@
 package wikigate
 
-# Datasets (protocol §6.2 step 6, §6.3): the approved datasets of every
-# effective project at the effective version, plus the working ones when
-# working docs were requested and granted. data.catalog.datasets is indexed
-# project → version → status → ids, so finding them is three lookups per
-# project, never a scan of the catalog. Every project needs an approved
-# dataset: an empty list must never reach RAGFlow, which reads it as
-# "everything".
+# Datasets (docs/protocol.md, Order of checks: datasets): the approved
+# datasets of every effective project at the effective version, plus the
+# working ones when working docs were requested and granted.
+# data.catalog.datasets is indexed project → version → status → ids, so
+# finding them is three lookups per project, never a scan of the catalog.
+# Every project needs an approved dataset: an empty list must never reach
+# RAGFlow, which reads it as "everything".
 
 allowed_statuses := ["approved", "working"] if req_working_docs else := ["approved"]
 

@@ -3,9 +3,10 @@
 # README.md for the input, the decision and the data layout.
 package wikigate
 
-# denial names the first failing check in protocol §6.2 order: identity,
-# tool, scope, dataset, write. Each stage collects all of its problems so the
-# caller learns everything wrong at that stage at once.
+# denial names the first failing check in the order of docs/protocol.md
+# (Order of checks): identity, tool, scope, dataset, write. Each stage
+# collects all of its problems so the caller learns everything wrong at that
+# stage at once.
 denial := {"code": "unauthorized", "reason": concat("; ", identity_problems)} if {
 	identity_problems != set()
 } else := {"code": "forbidden_tool", "reason": concat("; ", tool_problems)} if {

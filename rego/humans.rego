@@ -1,8 +1,9 @@
 package wikigate
 
-# Human defaults (protocol §6.1): a question that names neither projects nor
-# paths is scoped to the section of the page it was asked on, or, without a
-# page in a published project, to data.humans.default_scope.
+# Human defaults (docs/docs-sites.md, Who the reader is): a question that
+# names neither projects nor paths is scoped to the section of the page it was
+# asked on, or, without a page in a published project, to
+# data.humans.default_scope.
 
 human_default_applies if {
 	is_human

@@ -1,8 +1,8 @@
 package wikigate
 
-# Identity (protocol §6.1, §6.2 steps 1-2): who is calling and what the
-# security team's data grants them. Token claims identify; only data.agents
-# and data.humans grant.
+# Identity (docs/protocol.md, Order of checks: credential and tool): who is
+# calling and what the security team's data grants them. Token claims
+# identify; only data.agents and data.humans grant.
 
 # Rules that hold for one kind of caller only test input.caller.type
 # themselves rather than through is_agent or is_human: OPA's rule index can

@@ -1,10 +1,11 @@
 package wikigate
 
-# Effective scope (protocol §6, DESIGN §5). The requested scope is filled in
-# from, in order: the request itself, the session's scope on a session turn,
-# the human page or public default, and finally the caller's grant. Every
-# filled-in value is then checked against the grant like a requested one
-# (scope_checks.rego), so a default can never exceed what is granted.
+# Effective scope (docs/security.md, What the policy decides). The requested
+# scope is filled in from, in order: the request itself, the session's scope
+# on a session turn, the human page or public default, and finally the
+# caller's grant. Every filled-in value is then checked against the grant like
+# a requested one (scope_checks.rego), so a default can never exceed what is
+# granted.
 #
 # The gateway asks once per call, so these rules are written for speed:
 # lookups by key, conditions inline rather than in helper functions, and

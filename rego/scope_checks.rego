@@ -1,9 +1,9 @@
 package wikigate
 
-# Scope checks (protocol §6.2 step 5): the effective scope must be a subset of
-# the grant, and of the session's scope on a turn. Anything wider is
-# forbidden_scope; it is never silently narrowed. Reasons name only what the
-# caller asked for, never what others are granted.
+# Scope checks (docs/protocol.md, Order of checks: scope): the effective scope
+# must be a subset of the grant, and of the session's scope on a turn.
+# Anything wider is forbidden_scope; it is never silently narrowed. Reasons
+# name only what the caller asked for, never what others are granted.
 
 # Only derived problems are reported once: with requested paths that no grant
 # covers, the path problem below already says what is wrong.
