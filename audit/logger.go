@@ -27,6 +27,10 @@ func NewLogger(z *zap.Logger, logQuestions bool) *Logger {
 	return &Logger{z: z, logQuestions: logQuestions, now: time.Now}
 }
 
+// LogsQuestions reports the operator's log_questions choice, so other views
+// of a question (a session's history) follow the same privacy setting.
+func (l *Logger) LogsQuestions() bool { return l.logQuestions }
+
 // maxFields is the most fields a record has; fieldPool holds slices of
 // that capacity, so a record's fields are never allocated or regrown (the
 // encoders copy what they keep).

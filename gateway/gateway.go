@@ -165,6 +165,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.serveUnknown(w, r, reqID)
 		return
 	}
+	if rt.serve != nil {
+		rt.serve(w, r, reqID, pathID, rt)
+		return
+	}
 	if wantsStream(rt, r) {
 		g.serveStream(w, r, reqID, pathID, rt)
 		return

@@ -24,6 +24,9 @@ type route struct {
 	// policy decides: session turns load and authorize their session here.
 	bind func(ctx context.Context, r *http.Request, c *call) error
 	run  func(ctx context.Context, c *call) (any, error)
+	// serve, when set, answers the route outside the POST pipeline
+	// (serveCall): the session history is a GET.
+	serve func(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route)
 	// raw marks handlers that return the response bytes themselves
 	// (idempotent replays must be byte-identical).
 }
@@ -55,6 +58,7 @@ func (g *Gateway) routeTable() map[string]route {
 		rs = append(rs,
 			route{endpoint: "/answer/sessions", tool: "ask", action: "read", answer: true, decode: decodeAs[sessionCreateRequest], run: g.runSessionCreate},
 			route{endpoint: sessionTurnsPattern, tool: "ask", action: "read", answer: true, decode: decodeAs[askRequest], bind: g.bindSession, run: g.runSessionTurn},
+			route{endpoint: sessionHistoryPattern, tool: "ask", action: "read", answer: true, serve: g.serveSessionHistory},
 		)
 	}
 	if g.deps.Feedback != nil {
@@ -90,7 +94,7 @@ var validSessionID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 const sessionTurnsPattern = "/answer/sessions/{sessionId}/turns"
 
 // match finds the route of a path; for a route with a path parameter (a
-// pattern: the session turn route, the Meilisearch index routes) it also
+// pattern: the session turn and history routes, the Meilisearch index routes) it also
 // returns the parameter (a session id is validated later, with the
 // session token; an index uid when the call runs).
 func (g *Gateway) match(path string) (route, string, bool) {
@@ -105,9 +109,13 @@ func (g *Gateway) match(path string) (route, string, bool) {
 	if !ok {
 		return route{}, "", false
 	}
-	id, ok := strings.CutSuffix(rest, "/turns")
-	rt, known := g.routes[sessionTurnsPattern]
-	if !ok || !known || id == "" || strings.Contains(id, "/") {
+	pattern := sessionHistoryPattern
+	id, turns := strings.CutSuffix(rest, "/turns")
+	if turns {
+		pattern = sessionTurnsPattern
+	}
+	rt, known := g.routes[pattern]
+	if !known || id == "" || strings.Contains(id, "/") {
 		return route{}, "", false
 	}
 	return rt, id, true

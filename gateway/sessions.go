@@ -171,11 +171,15 @@ func anonymousSessionsRefused(err error) error {
 }
 
 func (g *Gateway) turnOf(q string, res protocol.AnswerResult) sessions.Turn {
-	return sessions.Turn{
+	t := sessions.Turn{
 		Question: q, Answer: res.Answer, Citations: res.Citations,
 		NoAnswer: res.NoAnswerReason != nil, At: g.now(),
 		Tokens: sessions.EstimateTokens(q) + sessions.EstimateTokens(res.Answer),
 	}
+	if res.NoAnswerReason != nil {
+		t.NoAnswerReason = res.NoAnswerReason.Reason
+	}
+	return t
 }
 
 func ownerOf(p identity.Principal) sessions.Owner {

@@ -208,6 +208,12 @@ var noAnswerMessages = map[string]string{
 	protocol.NoAnswerUnsupported:   "Too little of the generated answer was supported by the documentation it cited, so none is shown.",
 }
 
+// NoAnswerReasonOf is the no-answer body of a reason code, with its message,
+// as an answer gave it: a session's history shows a stored turn's reason.
+func NoAnswerReasonOf(reason string) *protocol.NoAnswerReason {
+	return &protocol.NoAnswerReason{Code: protocol.CodeNoAnswer, Reason: reason, Message: noAnswerMessages[reason]}
+}
+
 // noAnswer is the honest "no answer" of protocol §8: empty answer, low
 // confidence, a reason, no citations, and the feedback actions carrying the
 // dedupe key, enabled when the caller may use those tools. Pages that were

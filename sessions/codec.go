@@ -47,6 +47,7 @@ type turnRecord struct {
 	Answer    string           `json:"a,omitempty"`
 	Citations []citationRecord `json:"c,omitempty"`
 	NoAnswer  bool             `json:"n,omitempty"`
+	Reason    string           `json:"r,omitempty"`
 	At        int64            `json:"at,omitempty"`
 	Tokens    int              `json:"k,omitempty"`
 }
@@ -128,6 +129,7 @@ func toRecord(s *Session) *record {
 			Answer:    t.Answer,
 			Citations: toCitationRecords(t.Citations),
 			NoAnswer:  t.NoAnswer,
+			Reason:    t.NoAnswerReason,
 			At:        unixNano(t.At),
 			Tokens:    t.Tokens,
 		})
@@ -155,12 +157,13 @@ func fromRecord(r *record) *Session {
 	for i := range r.Turns {
 		t := &r.Turns[i]
 		s.Turns = append(s.Turns, Turn{
-			Question:  t.Question,
-			Answer:    t.Answer,
-			Citations: fromCitationRecords(t.Citations),
-			NoAnswer:  t.NoAnswer,
-			At:        fromUnixNano(t.At),
-			Tokens:    t.Tokens,
+			Question:       t.Question,
+			Answer:         t.Answer,
+			Citations:      fromCitationRecords(t.Citations),
+			NoAnswer:       t.NoAnswer,
+			NoAnswerReason: t.Reason,
+			At:             fromUnixNano(t.At),
+			Tokens:         t.Tokens,
 		})
 	}
 	return s

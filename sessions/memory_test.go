@@ -41,7 +41,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	m := newStore(t, MemoryConfig{MaxBytes: 4 << 20, Now: newClock(t0).Now})
 	s, _ := newSession(t, alice, Limits{MaxTurns: 1})
 	s.AddTurn(turn("q1 <html> & \"quotes\"", 10, citation(1), citation(2)))
-	s.AddTurn(Turn{Question: "会话过期后追问?", NoAnswer: true, At: t0.Add(time.Second), Tokens: 4})
+	s.AddTurn(Turn{Question: "会话过期后追问?", NoAnswer: true, NoAnswerReason: "no_evidence", At: t0.Add(time.Second), Tokens: 4})
 	if err := m.Create(ctx, s); err != nil {
 		t.Fatalf("Create: %v", err)
 	}

@@ -57,8 +57,12 @@ type Turn struct {
 	Answer    string
 	Citations []protocol.Citation
 	NoAnswer  bool
-	At        time.Time
-	Tokens    int
+	// NoAnswerReason is the no-answer's reason code (protocol §8, e.g.
+	// "no_evidence"), so the session's history can say why; "" when
+	// answered, or for a turn stored before it was kept.
+	NoAnswerReason string
+	At             time.Time
+	Tokens         int
 }
 
 // Session is an AnswerSession (protocol §7). The token itself is never
