@@ -23,7 +23,10 @@ type Result struct {
 	// Layout is the layout the tree was read as.
 	Layout Layout
 	// Pages counts the pages read (failures not included).
-	Pages   int
+	Pages int
+	// Read holds those pages, so the caller can record their URLs for the
+	// gate (the mapping's url.table) from the same reading.
+	Read    []Page
 	Reports []*Report
 	Catalog *Catalog
 	// NewDatasets is true when RAGFlow datasets were created: the policy's
@@ -55,7 +58,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Layout: layout, Pages: len(pages)}
+	res := &Result{Layout: layout, Pages: len(pages), Read: pages}
 	var errs []error
 	if o.Meili != nil {
 		rep, err := o.Meili.Run(ctx, pages, unreadable)

@@ -49,7 +49,7 @@ func NewResolver(m *Mapping) (r *Resolver, missing string, err error) {
 	t, err := LoadTable(file)
 	if err != nil {
 		if isNotExist(err) {
-			return r, fmt.Sprintf("url table %s does not exist yet (`wikigate project` writes it): page URLs are mapped by the rules only", file), nil
+			return r, fmt.Sprintf("url table %s does not exist yet (`wikigate ingest` and `wikigate project` write it): page URLs are mapped by the rules only", file), nil
 		}
 		return nil, "", err
 	}

@@ -134,6 +134,13 @@ func (f *ingestFlags) run(ctx context.Context) error {
 		for _, rep := range res.Reports {
 			rep.Print(os.Stdout)
 		}
+		// The gate maps page URLs (slugs included) through the table of the
+		// URLs this run stored, when the mapping names one (url.table).
+		if !f.dryRun {
+			if err := writeURLTable(os.Stdout, m, res.Read); err != nil {
+				return err
+			}
+		}
 		if err := f.writeCatalog(res); err != nil {
 			return err
 		}
