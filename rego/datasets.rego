@@ -8,7 +8,9 @@ package wikigate
 # Every project needs an approved dataset: an empty list must never reach
 # RAGFlow, which reads it as "everything".
 
-allowed_statuses := ["approved", "working"] if req_working_docs else := ["approved"]
+allowed_statuses := ["approved", "working"] if {
+	req_working_docs
+} else := ["approved"]
 
 datasets := [{"id": id, "project": p, "version": effective_version, "status": status} |
 	some p in effective_projects
