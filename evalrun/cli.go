@@ -52,6 +52,9 @@ func Main(ctx context.Context, o Options, out io.Writer) (int, error) {
 		getenv = os.Getenv
 	}
 	g := &Gate{URL: o.GateURL, Timeout: o.Timeout, Client: &http.Client{}, Getenv: getenv}
+	if err := g.checkCredentials(set); err != nil {
+		return ExitUsage, err
+	}
 	r := Run(ctx, g, set, o.Concurrency, o.Progress)
 	if err := write(out, r, o.JSON); err != nil {
 		return ExitUsage, err
@@ -81,4 +84,15 @@ func firstError(r Report) string {
 		}
 	}
 	return ""
+}
+
+// checkCredentials fails before any call when a caller a case uses has no
+// credential in the environment, rather than after a run of gate errors.
+func (g *Gate) checkCredentials(s *Set) error {
+	for _, c := range s.Cases {
+		if _, _, err := g.credential(s.Callers[c.Caller]); err != nil {
+			return fmt.Errorf("case %s: %w", c.ID, err)
+		}
+	}
+	return nil
 }
