@@ -75,7 +75,7 @@ func (g *Gate) credential(c Caller) (header, value string, err error) {
 	}
 	v := strings.TrimSpace(getenv(c.TokenEnv))
 	if v == "" {
-		return "", "", fmt.Errorf("%w: environment variable %s (the credential of a %s caller) is empty", ErrGate, c.TokenEnv, c.Kind)
+		return "", "", fmt.Errorf("%w: environment variable %s (the credential of a caller of kind %s) is empty", ErrGate, c.TokenEnv, c.Kind)
 	}
 	if c.Kind == CallerAPIKey {
 		return "X-Agent-Api-Key", v, nil
