@@ -45,7 +45,7 @@ func evalCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return caddycmd.WrapCommandFuncForCobra(func(caddycmd.Flags) (int, error) {
-				if isTerminal(os.Stderr) && !o.JSON {
+				if isTerminal(os.Stderr) { // stderr: stdout stays a clean table or JSON
 					o.Progress = cmd.ErrOrStderr()
 				}
 				return evalrun.Main(cmd.Context(), o, cmd.OutOrStdout())
