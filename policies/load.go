@@ -170,6 +170,9 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int, eval
 	if err != nil {
 		return nil, fmt.Errorf("load policy: %w", err)
 	}
+	if err := CheckData(result.Documents); err != nil {
+		return nil, err
+	}
 	compiler, err := compileTyped(result.ParsedModules())
 	if err != nil {
 		return nil, fmt.Errorf("compile policy: %w", err)
