@@ -28,6 +28,11 @@ func (e *Engine) Reload(ctx context.Context) error {
 		return e.failedRead(err)
 	}
 	if c == nil || c.key == e.current.Load().key {
+		if c != nil {
+			if err := e.retest(ctx, c); err != nil {
+				return err
+			}
+		}
 		if c != nil && c.activated != nil {
 			c.activated()
 		}
@@ -45,6 +50,25 @@ func (e *Engine) Reload(ctx context.Context) error {
 	}
 	e.warm(ctx, e.current.Load(), next)
 	e.activate(c, next)
+	return nil
+}
+
+// retest runs the tests of a candidate whose served files are those
+// already serving: an edit to a *_test.rego alone changes no decision, but
+// a test it breaks must show (logged, counted, in /healthz) now, not at
+// the next unrelated data edit. The policy serving stays either way. Tests
+// that passed before are not run again (testsPassed remembers them).
+func (e *Engine) retest(ctx context.Context, c *candidate) error {
+	if !e.testsRan(c) {
+		return nil
+	}
+	if c.digest == e.failedDigest {
+		return e.LastReloadError() // refused already: logged and counted once
+	}
+	if err := c.test(ctx); err != nil {
+		e.failedDigest = c.digest
+		return e.failed(err)
+	}
 	return nil
 }
 
