@@ -14,6 +14,7 @@ type WireDecision struct {
 	Datasets     []Dataset           `json:"datasets,omitempty"`
 	Index        string              `json:"index,omitempty"`
 	Write        bool                `json:"write,omitempty"`
+	WriteTools   []string            `json:"write_tools,omitempty"`
 	Pages        []string            `json:"pages,omitempty"`
 	Limits       []Limit             `json:"limits,omitempty"`
 }
@@ -25,5 +26,5 @@ func WireOf(d Decision) WireDecision {
 	}
 	scope := d.Scope
 	return WireDecision{Allow: true, Scope: &scope, ProjectPaths: d.Scope.ProjectPaths, Datasets: d.Datasets,
-		Index: d.Index, Write: d.Write, Pages: d.Pages, Limits: d.Limits}
+		Index: d.Index, Write: d.Write, WriteTools: d.WriteTools, Pages: d.Pages, Limits: d.Limits}
 }

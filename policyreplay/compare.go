@@ -26,7 +26,7 @@ func Failing(kind string) bool {
 type outcome struct {
 	allow    bool
 	code     string
-	grants   []string // "project:x", "path:y", "dataset:z", "page:p", "version:v", "working", "write"
+	grants   []string // "project:x", "path:y", "dataset:z", "page:p", "version:v", "working", "write", "write_tool:t"
 	errorMsg string
 }
 
@@ -56,6 +56,7 @@ func outcomeOf(w *policies.WireDecision, errMsg string) outcome {
 	if w.Write {
 		o.grants = append(o.grants, "write")
 	}
+	o.grants = append(o.grants, prefixed("write_tool:", w.WriteTools)...)
 	slices.Sort(o.grants)
 	o.grants = slices.Compact(o.grants)
 	return o

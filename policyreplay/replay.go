@@ -22,6 +22,9 @@ type Options struct {
 	Log       string // decision log (JSON lines)
 	Candidate string // policy folder to judge
 	Baseline  string // policy folder to compare with; "": the results recorded in the log
+	// AllowWidening reports a widening of the grants (the data diff
+	// against Baseline) without failing.
+	AllowWidening bool
 }
 
 // Flip is one recorded decision that the candidate decides differently.
@@ -40,6 +43,11 @@ type Report struct {
 	Masked      int
 	MaskedPaths []string
 	Flips       []Flip
+	// Grants is the grant diff of Baseline and Candidate (nil without a
+	// baseline): what widens for callers the log never recorded.
+	Grants *GrantDiff
+	// allowWidening is Options.AllowWidening.
+	allowWidening bool
 }
 
 // Failed says whether any flip fails the replay.
@@ -49,7 +57,7 @@ func (r *Report) Failed() bool {
 			return true
 		}
 	}
-	return false
+	return r.Grants != nil && len(r.Grants.Widened()) > 0 && !r.allowWidening
 }
 
 // Run replays o.Log, prints the report to out and returns ErrFlips when
@@ -94,7 +102,12 @@ func Replay(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	rep := &Report{Skipped: skipped}
+	rep := &Report{Skipped: skipped, allowWidening: o.AllowWidening}
+	if o.Baseline != "" {
+		if rep.Grants, err = Diff(o.Baseline, o.Candidate); err != nil {
+			return nil, err
+		}
+	}
 	for i := range events {
 		if len(events[i].Erased) > 0 {
 			rep.masked(&events[i])
@@ -197,6 +210,11 @@ func (r *Report) Print(out io.Writer, o Options) {
 	if len(r.Flips) == 0 {
 		fmt.Fprintln(out, "no decision changes")
 	}
+	if r.Grants == nil {
+		fmt.Fprintln(out, "grants not compared: give --baseline (or run wikigate policy diff) to catch a widening no recorded call shows")
+		return
+	}
+	r.Grants.Print(out, o.Baseline, o.Candidate)
 }
 
 func printGroup(out io.Writer, k groupKey, flips []Flip) {

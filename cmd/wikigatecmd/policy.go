@@ -24,7 +24,7 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "policy",
-		Usage: "build|test|replay|explain ...",
+		Usage: "build|test|replay|diff|explain ...",
 		Short: "Builds policy bundles, replays recorded decisions and explains one (no opa binary needed)",
 		Long: `Writes rego/ (policy and data, never *_test.rego) as an OPA bundle, the
 format opa build writes, after its tests pass: serve it to gates configured
@@ -37,7 +37,7 @@ with policy { bundle <url> }.
 Replays recorded decisions against a candidate policy (policy replay) and
 explains one decision (policy explain).`,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.AddCommand(policyBuildCommand(), policyTestCommand(), policyReplayCommand(), policyExplainCommand())
+			cmd.AddCommand(policyBuildCommand(), policyTestCommand(), policyReplayCommand(), policyDiffCommand(), policyExplainCommand())
 		},
 	})
 }

@@ -19,7 +19,12 @@ each recorded input again with the candidate policy and prints what changed,
 grouped by flip, caller and tool with counts and request ids. Compared with
 the recorded results, or with --baseline when given. Exits 1 on any
 allow→deny, deny→allow or widening (more projects, paths, datasets, pages,
-working docs or write).`,
+working docs, write or write tools).
+
+With --baseline it also compares the two policies' grants (policy diff):
+a new agent, or a wider tool, project, path, version, working-docs or
+limit grant, fails the replay even when no recorded call shows it
+(--allow-widening reports it without failing).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return policyreplay.Run(cmd.Context(), cmd.OutOrStdout(), o)
 		},
@@ -27,7 +32,8 @@ working docs or write).`,
 	f := c.Flags()
 	f.StringVar(&o.Log, "log", "", "decision log (JSON lines)")
 	f.StringVar(&o.Candidate, "candidate", "", "policy folder to judge")
-	f.StringVar(&o.Baseline, "baseline", "", "policy folder to compare with (default: the results recorded in the log)")
+	f.StringVar(&o.Baseline, "baseline", "", "policy folder to compare with (default: the results recorded in the log); also compares the grants")
+	f.BoolVar(&o.AllowWidening, "allow-widening", false, "report a widening of the grants without failing")
 	_ = c.MarkFlagRequired("log")
 	_ = c.MarkFlagRequired("candidate")
 	return c
