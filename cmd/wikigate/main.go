@@ -18,6 +18,15 @@ import (
 )
 
 func main() {
+	// Caddy's upgrade, add-package and remove-package would put a stock
+	// Caddy, without the gate, in place of this binary.
+	if name, ok := wikigatecmd.ReplacingCommand(os.Args); ok {
+		fmt.Fprintln(os.Stderr, wikigatecmd.RefuseReplacing(name))
+		os.Exit(1)
+	}
+	// Help asked with a flag goes through the help command, so the gate's
+	// examples and documentation replace Caddy's and those three are hidden.
+	os.Args = wikigatecmd.RootHelpArgs(os.Args)
 	// Caddy's version command knows only Caddy's version; an operator
 	// needs the gate's too (a Caddy command cannot be registered twice).
 	if wikigatecmd.IsVersionCall(os.Args) {

@@ -105,6 +105,7 @@ minute beside the key file).`
 // definition.
 func adopt(build func() *cobra.Command) func(*cobra.Command) {
 	return func(cmd *cobra.Command) {
+		gateCommand = cmd // tidyRoot reaches Caddy's root command through it
 		c := build()
 		cmd.Flags().AddFlagSet(c.Flags())
 		cmd.Args, cmd.RunE = c.Args, c.RunE

@@ -19,13 +19,18 @@ The gate's own commands:
 
 	token    signs a development JWT for an agent or a person
 	key      creates, lists and revokes hashed API keys
-	ingest   loads a Docusaurus docs tree into Meilisearch and RAGFlow
+	ingest   loads a docs tree (Docusaurus, MkDocs, Mintlify, Markdown)
+	         into Meilisearch and RAGFlow
+	project  proposes the policy-data change a docs tree's projects need
 	doctor   checks that the configured backends hold what the gate needs
-	policy   builds bundles, replays recorded decisions, explains one
+	policy   builds bundles, tests, replays recorded decisions, explains one
+	eval     measures a running gate's answers against an evaluation set
 	audit    verifies the hash chain of audit logs
 	version  prints the gate's version and Caddy's
 
-Every Caddy command (run, reload, adapt, validate, fmt, ...) works as in
-Caddy: https://caddyserver.com/docs/command-line. The gate's
-configuration, routes and operations are in the project's README.md.
+Caddy's commands (run, reload, adapt, validate, fmt, ...) work as in
+Caddy: https://caddyserver.com/docs/command-line. Its upgrade,
+add-package and remove-package are refused: they would replace this
+binary with a stock Caddy without the gate. The gate's configuration,
+routes and operations are in the project's README.md and docs/.
 `
