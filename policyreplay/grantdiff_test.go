@@ -185,8 +185,8 @@ func TestReplayWithBaselineFailsOnAWideningGrant(t *testing.T) {
 	}
 	var out bytes.Buffer
 	err := Run(context.Background(), &out, Options{Log: log, Candidate: policyCopy(t, widenAsTheIssueDoes), Baseline: "../rego"})
-	if !errors.Is(err, ErrFlips) {
-		t.Fatalf("replay: %v, want ErrFlips\n%s", err, out.String())
+	if !errors.Is(err, ErrWidens) {
+		t.Fatalf("replay: %v, want ErrWidens\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "no decision changes") || !strings.Contains(out.String(), "WIDENS   agent everything-agent: new agent") {
 		t.Errorf("replay output:\n%s", out.String())
