@@ -34,8 +34,9 @@ with policy { bundle <url> }.
   wikigate policy build --signing-key team.pem --signing-alg ES256 --key-id team
   wikigate policy build --signing-key env:BUNDLE_SECRET --signing-alg HS256
 
-Replays recorded decisions against a candidate policy (policy replay) and
-explains one decision (policy explain).`,
+Runs a policy folder's tests, with coverage (policy test [DIR] --coverage
+--min-coverage N), replays recorded decisions against a candidate policy
+(policy replay) and explains one decision (policy explain).`,
 		CobraFunc: func(cmd *cobra.Command) {
 			cmd.AddCommand(policyBuildCommand(), policyTestCommand(), policyReplayCommand(), policyDiffCommand(), policyExplainCommand())
 		},
