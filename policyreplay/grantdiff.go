@@ -1,6 +1,7 @@
 package policyreplay
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -170,8 +171,8 @@ func diffHumans(g *GrantDiff, o, n map[string]any) {
 	diffPaths(g, people, "public path", strs(op, "paths"), strs(np, "paths"))
 	diffSet(g, people, "public version", strs(op, "versions"), strs(np, "versions"))
 	od, nd := obj(o, "default_scope"), obj(n, "default_scope")
-	if fmt.Sprint(od) != fmt.Sprint(nd) {
-		g.add(Changes, people, "default scope %v becomes %v (within the public grant)", od, nd)
+	if o, n := compactJSON(od), compactJSON(nd); o != n {
+		g.add(Changes, people, "default scope %s becomes %s (within the public grant)", o, n)
 	}
 }
 
@@ -201,4 +202,13 @@ func diffCatalog(g *GrantDiff, o, n map[string]any) {
 			}
 		}
 	}
+}
+
+// compactJSON writes v as one line of JSON (object keys sorted).
+func compactJSON(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(raw)
 }
