@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,8 +25,10 @@ func browserTools(t *testing.T) (node, chromium string) {
 	tool := nodeTool{dir: browserTestDir, pkg: "puppeteer-core",
 		install: "install the Debian packages nodejs, npm and chromium, and run `npm ci` in tests/browser"}
 	node = tool.find(t)
-	tool.pkg = "@meilisearch/instant-meilisearch"
-	tool.find(t)
+	for _, pkg := range []string{"@meilisearch/instant-meilisearch", "axe-core"} {
+		tool.pkg = pkg
+		tool.find(t)
+	}
 	return node, tool.lookPath(t, "chromium")
 }
 
@@ -87,7 +90,14 @@ func wikiPagesFile(t *testing.T) string {
 // csp.test.mjs: a docs page sending the Content-Security-Policy the README
 // recommends (scripts from and connections to the gate, no
 // 'unsafe-inline') searches and streams an answer with the widget, styled,
-// and no violation is reported.
+// and no violation is reported. widget-a11y.test.mjs: every control is
+// reached with Tab in order, named and ringed; axe-core finds no serious or
+// critical violation in the widget's shadow root (empty, hits, an answer, a
+// no-answer), light or dark; the widget turns dark with
+// prefers-color-scheme; each streamed sentence is announced in a live
+// region and the result is not read twice. widget-i18n.test.mjs: the UI is
+// Chinese for the element's, the page's or the browser's zh-*, and the
+// protocol's example question is answered in it.
 func TestWidgetInBrowser(t *testing.T) {
 	node, chromium := browserTools(t)
 	docsPort := freePort(t)
@@ -96,13 +106,13 @@ func TestWidgetInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-concurrency=1", "--test-reporter=spec",
-		"widget.test.mjs", "docs-site.test.mjs", "csp.test.mjs")
+		"widget.test.mjs", "docs-site.test.mjs", "csp.test.mjs", "widget-a11y.test.mjs", "widget-i18n.test.mjs")
 	cmd.Dir = browserTestDir
 	cmd.Env = append(os.Environ(), "WIKIGATE_URL="+g.url, "CHROMIUM_PATH="+chromium,
 		"WIKIGATE_ARTIFACTS="+artifactsDir(t), "WIKIGATE_PAGES="+wikiPagesFile(t),
 		fmt.Sprintf("WIKIGATE_DOCS_PORT=%d", docsPort), "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()
-	t.Logf("node --test widget.test.mjs docs-site.test.mjs csp.test.mjs (in tests/browser):\n%s", out)
+	t.Logf("node --test %s (in tests/browser):\n%s", strings.Join(cmd.Args[4:], " "), out)
 	if err != nil {
 		t.Fatalf("the browser test failed: %v", err)
 	}

@@ -5,6 +5,9 @@
 //              /answer/ask's `page`; default: none, the public default)
 //   docs-base  base URL for citation links, its path kept (https://x.com/docs/
 //              makes /a/b https://x.com/docs/a/b; default: this page's origin)
+//   lang       the UI's language, read when the element is connected: zh
+//              (any zh-*) or en; default: the page's <html lang>, else the
+//              browser's language (STRINGS holds every UI string)
 // Server text is only ever set with textContent: answers and titles come
 // from the wiki, and the page must not run what a wiki page contains. A
 // hit or citation links only to an http(s) URL or a docs path (safeHref);
@@ -13,26 +16,76 @@
 // the widget's Content-Security-Policy").
 
 const STYLE = `
-:host { display: block; font: 15px/1.5 system-ui, sans-serif; color: #1b1f24; max-width: 46rem; }
+:host { --wg-fg: #1b1f24; --wg-bg: #fff; --wg-muted: #57606a; --wg-border: #8c959f; --wg-line: #d0d7de;
+  --wg-accent: #1f6feb; --wg-link: #0969da; --wg-warn-bg: #fff8c5; --wg-warn: #d4a72c; --wg-error: #cf222e;
+  --wg-focus: #bc4c00; color-scheme: light;
+  display: block; font: 15px/1.5 system-ui, sans-serif; color: var(--wg-fg); background: var(--wg-bg); max-width: 46rem; }
+@media (prefers-color-scheme: dark) {
+  :host { --wg-fg: #e6edf3; --wg-bg: #0d1117; --wg-muted: #9198a1; --wg-border: #656c76; --wg-line: #30363d;
+    --wg-link: #4493f8; --wg-warn-bg: #272115; --wg-warn: #9e6a03; --wg-error: #ff7b72; --wg-focus: #f0883e; color-scheme: dark; }
+}
+a { color: var(--wg-link); }
 form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .75rem 0; }
 label { flex-basis: 100%; font-weight: 600; }
-input { flex: 1; min-width: 12rem; padding: .45rem .6rem; font: inherit; border: 1px solid #8c959f; border-radius: 6px; }
-button { padding: .45rem .9rem; font: inherit; border-radius: 6px; border: 1px solid #1f6feb; background: #1f6feb; color: #fff; cursor: pointer; }
-button.secondary { background: #fff; color: #1f6feb; }
+input { flex: 1; min-width: 12rem; padding: .45rem .6rem; font: inherit; color: inherit; background: var(--wg-bg); border: 1px solid var(--wg-border); border-radius: 6px; }
+button { padding: .45rem .9rem; font: inherit; border-radius: 6px; border: 1px solid var(--wg-accent); background: var(--wg-accent); color: #fff; cursor: pointer; }
+button.secondary { background: var(--wg-bg); color: var(--wg-link); }
 button:disabled { opacity: .6; cursor: default; }
-:focus-visible { outline: 3px solid #fb8c00; outline-offset: 2px; }
-.hits { padding-left: 1.2rem; } .hits small { display: block; color: #57606a; }
-.turn { border-top: 1px solid #d0d7de; padding: .5rem 0; }
+:focus-visible { outline: 3px solid var(--wg-focus); outline-offset: 2px; }
+.hits { padding-left: 1.2rem; } .hits small { display: block; color: var(--wg-muted); }
+.turn { border-top: 1px solid var(--wg-line); padding: .5rem 0; }
 .question { font-weight: 600; margin: .25rem 0; }
 .answer { white-space: pre-wrap; margin: .25rem 0; }
-.provisional { color: #57606a; }
-.confidence { font-size: .9em; color: #57606a; margin: .25rem 0; }
+.provisional, .confidence, .status { color: var(--wg-muted); }
+.confidence { font-size: .9em; margin: .25rem 0; }
 .citations { padding-left: 1.6rem; margin: .25rem 0; }
-.noanswer { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: .5rem .75rem; }
-.error { color: #cf222e; }
-.status { min-height: 1.5em; color: #57606a; font-size: .9em; }
+.noanswer { background: var(--wg-warn-bg); border: 1px solid var(--wg-warn); border-radius: 6px; padding: .5rem .75rem; }
+.error { color: var(--wg-error); }
+.status { min-height: 1.5em; font-size: .9em; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
+
+// STRINGS is every text the widget itself shows or announces, in English
+// and Chinese (uiLanguage picks one). A gate's error messages are shown
+// as the gate wrote them; a no-answer's reason is translated by its code.
+const STRINGS = {
+  en: {
+    search: "Search the docs", searchButton: "Search", noPages: "No pages found.", untitled: "Untitled page",
+    askRegion: "Ask the docs", question: "Ask a question", askButton: "Ask", reset: "New conversation",
+    resetDone: "New conversation.", asking: "Asking…", answerLog: "Answer as it arrives",
+    stages: { retrieving: "Searching the docs…", in_scope: (n) => `Reading ${n} passages in scope…`, generating: "Writing the answer…" },
+    confidence: (level) => `Confidence: ${level}`, levels: { high: "high", medium: "medium", low: "low" },
+    answered: (n) => `Answered with ${n} citation${n === 1 ? "" : "s"}.`, citation: (n) => `citation ${n}`, sources: "Sources",
+    noAnswer: "No answer was found in the docs.", noAnswerStatus: "No answer found.", reasons: {},
+    report: "Report this gap", reported: "Thank you: the gap was reported to the docs team.",
+    reportFailed: "Could not report the gap:", gateAnswered: (s) => `The gate answered ${s}.`,
+  },
+  zh: {
+    search: "搜索文档", searchButton: "搜索", noPages: "没有找到页面。", untitled: "无标题页面",
+    askRegion: "向文档提问", question: "输入问题", askButton: "提问", reset: "新对话",
+    resetDone: "已开始新对话。", asking: "正在提问…", answerLog: "正在生成的回答",
+    stages: { retrieving: "正在检索文档…", in_scope: (n) => `正在阅读范围内的 ${n} 个段落…`, generating: "正在撰写回答…" },
+    confidence: (level) => `可信度：${level}`, levels: { high: "高", medium: "中", low: "低" },
+    answered: (n) => `已回答，引用了 ${n} 个来源。`, citation: (n) => `引用 ${n}`, sources: "来源",
+    noAnswer: "文档中没有找到答案。", noAnswerStatus: "没有找到答案。",
+    reasons: {
+      no_evidence: "所请求的范围内没有与这个问题相关的文档。",
+      empty_response: "知识库中没有能回答这个问题的内容。",
+      uncited_answer: "无法给出有引用支持的回答，因此不显示回答。",
+      unsupported_answer: "生成的回答中被所引文档支持的部分太少，因此不显示回答。",
+    },
+    report: "报告文档缺漏", reported: "谢谢：已将这个缺漏报告给文档团队。",
+    reportFailed: "无法报告缺漏：", gateAnswered: (s) => `网关返回了 ${s}。`,
+  },
+};
+
+// uiLanguage is the UI's language tag and its strings: the element's lang,
+// else the page's <html lang>, else the browser's; Chinese for zh and
+// zh-*, English otherwise.
+function uiLanguage(host) {
+  const tag = host.getAttribute("lang") || document.documentElement.lang || navigator.language || "en";
+  return /^zh(-|$)/i.test(tag) ? { tag, t: STRINGS.zh } : { tag: /^en(-|$)/i.test(tag) ? tag : "en", t: STRINGS.en };
+}
 
 // sheet is STYLE as a constructed stylesheet, which a page's style-src does
 // not govern (an inline <style> would need 'unsafe-inline'); null in a
@@ -153,9 +206,9 @@ function parseEvent(block) {
 }
 
 // errorMessage turns a protocol (or Meilisearch-shaped) error body into text.
-function errorMessage(body, status) {
+function errorMessage(body, status, t = STRINGS.en) {
   const e = body && (body.error || body);
-  return (e && e.message) || `The gate answered ${status}.`;
+  return (e && e.message) || t.gateAnswered(status);
 }
 
 class WikigateAsk extends HTMLElement {
@@ -173,14 +226,16 @@ class WikigateAsk extends HTMLElement {
     const root = this.attachShadow({ mode: "open" });
     if (sheet) root.adoptedStyleSheets = [sheet];
     else root.append(el("style", {}, STYLE));
+    ({ tag: this.uiLang, t: this.t } = uiLanguage(this));
     root.append(this.buildSearch(), this.buildAsk());
   }
 
   buildSearch() {
-    const wrap = el("section", { "aria-label": "Search the docs" });
+    const t = this.t;
+    const wrap = el("section", { "aria-label": t.search, lang: this.uiLang });
     const form = el("form", { role: "search", part: "search" });
     const input = el("input", { id: "wg-search", type: "search", name: "q", autocomplete: "off" });
-    form.append(el("label", { for: "wg-search" }, "Search the docs"), input, el("button", { type: "submit" }, "Search"));
+    form.append(el("label", { for: "wg-search" }, t.search), input, el("button", { type: "submit" }, t.searchButton));
     this.hits = el("ol", { class: "hits", "aria-live": "polite" });
     form.addEventListener("submit", (e) => { e.preventDefault(); this.search(input.value.trim()); });
     wrap.append(form, this.hits);
@@ -188,24 +243,29 @@ class WikigateAsk extends HTMLElement {
   }
 
   buildAsk() {
-    const wrap = el("section", { "aria-label": "Ask the docs" });
+    const t = this.t;
+    const wrap = el("section", { "aria-label": t.askRegion, lang: this.uiLang });
     const form = el("form", { part: "ask" });
     this.input = el("input", { id: "wg-question", name: "question", autocomplete: "off", "aria-describedby": "wg-status" });
-    this.askButton = el("button", { type: "submit" }, "Ask");
-    const reset = el("button", { type: "button", class: "secondary" }, "New conversation");
-    form.append(el("label", { for: "wg-question" }, "Ask a question"), this.input, this.askButton, reset);
+    this.askButton = el("button", { type: "submit" }, t.askButton);
+    const reset = el("button", { type: "button", class: "secondary" }, t.reset);
+    form.append(el("label", { for: "wg-question" }, t.question), this.input, this.askButton, reset);
     this.status = el("p", { id: "wg-status", class: "status", role: "status" });
     this.turns = el("div", { class: "turns" });
+    // log: the streamed sentences for a screen reader, each announced as it
+    // arrives (the answer itself is not live: the result that replaces it
+    // would be read a second time).
+    this.log = el("div", { class: "sr-only", role: "log", "aria-live": "polite", "aria-label": t.answerLog });
     form.addEventListener("submit", (e) => { e.preventDefault(); this.ask(this.input.value.trim()); });
     reset.addEventListener("click", () => this.resetConversation());
-    wrap.append(form, this.status, this.turns);
+    wrap.append(form, this.status, this.log, this.turns);
     return wrap;
   }
 
   resetConversation() {
     this.session = null;
     this.turns.replaceChildren();
-    this.status.textContent = "New conversation.";
+    this.status.textContent = this.t.resetDone;
     this.input.focus();
   }
 
@@ -227,7 +287,7 @@ class WikigateAsk extends HTMLElement {
     try {
       const res = await this.post("/answer/search", this.withPage({ question: q, limit: 8 }));
       const body = await res.json();
-      if (!res.ok) throw new Error(errorMessage(body, res.status));
+      if (!res.ok) throw new Error(errorMessage(body, res.status, this.t));
       this.renderHits(body.hits || []);
     } catch (err) {
       this.hits.replaceChildren(el("li", { class: "error" }, err.message));
@@ -238,7 +298,7 @@ class WikigateAsk extends HTMLElement {
 
   renderHits(hits) {
     if (!hits.length) {
-      this.hits.replaceChildren(el("li", {}, "No pages found."));
+      this.hits.replaceChildren(el("li", {}, this.t.noPages));
       return;
     }
     this.hits.replaceChildren(...hits.map((h) => {
@@ -259,7 +319,7 @@ class WikigateAsk extends HTMLElement {
   // text when it has no safe link. rel: the docs page is not the opener
   // of, and sends no referrer to, a page on another site.
   pageLink(c) {
-    const text = c.title || c.path || c.url || "Untitled page";
+    const text = c.title || c.path || c.url || this.t.untitled;
     const href = this.link(c);
     return href ? el("a", { href, rel: "noopener noreferrer" }, text) : el("span", { class: "nolink" }, text);
   }
@@ -309,10 +369,11 @@ class WikigateAsk extends HTMLElement {
 
   newTurn(question) {
     const article = el("article", { class: "turn", tabindex: "-1" });
-    const answer = el("div", { class: "answer", "aria-live": "polite", "aria-busy": "true", part: "answer" });
+    const answer = el("div", { class: "answer", "aria-busy": "true", part: "answer" });
     article.append(el("p", { class: "question" }, question), answer);
     this.turns.append(article);
-    this.status.textContent = "Asking…";
+    this.log.replaceChildren();
+    this.status.textContent = this.t.asking;
     return { article, answer, question, provisional: null };
   }
 
@@ -323,11 +384,19 @@ class WikigateAsk extends HTMLElement {
       throw new Error(errorMessage(body, res.status));
     }
     for await (const { event, data } of readSSE(res.body)) {
-      if (event === "status") this.status.textContent = data.message || data.stage;
+      if (event === "status") this.status.textContent = this.stageText(data);
       if (event === "delta") this.appendDelta(turn, data.text);
       if (event === "result") this.showResult(turn, data);
-      if (event === "error") throw new Error(errorMessage(data, 500));
+      if (event === "error") throw new Error(errorMessage(data, 500, this.t));
     }
+  }
+
+  // stageText is a status event in the UI's language; a stage the widget
+  // does not know is shown as the gate wrote it.
+  stageText(data) {
+    const s = this.t.stages[data.stage];
+    if (typeof s === "function") return data.chunks === undefined ? data.message : s(data.chunks);
+    return s || data.message || data.stage;
   }
 
   // Deltas are provisional (README "Streaming answers"): shown as they
@@ -338,6 +407,7 @@ class WikigateAsk extends HTMLElement {
       turn.answer.append(turn.provisional);
     }
     turn.provisional.append(document.createTextNode(text));
+    this.log.append(el("p", {}, text));
   }
 
   showResult(turn, r) {
@@ -348,9 +418,10 @@ class WikigateAsk extends HTMLElement {
       return;
     }
     turn.answer.append(...this.answerNodes(r.answer, r.citations.length));
-    const conf = el("p", { class: "confidence" }, `Confidence: ${r.confidence}`);
+    const t = this.t;
+    const conf = el("p", { class: "confidence" }, t.confidence(t.levels[r.confidence] || r.confidence));
     turn.article.append(conf, this.citationList(r.citations));
-    this.status.textContent = `Answered with ${r.citations.length} citation${r.citations.length === 1 ? "" : "s"}.`;
+    this.status.textContent = t.answered(r.citations.length);
   }
 
   // answerNodes renders "[n]" references as links to citation n; the rest
@@ -365,7 +436,7 @@ class WikigateAsk extends HTMLElement {
       const n = Number(m[1]);
       if (n < 1 || n > count || code.some(([a, b]) => m.index >= a && m.index < b)) continue;
       nodes.push(document.createTextNode(text.slice(last, m.index)));
-      const ref = el("a", { href: this.turnCiteId(n, true), class: "ref", "aria-label": `citation ${n}` }, `[${n}]`);
+      const ref = el("a", { href: this.turnCiteId(n, true), class: "ref", "aria-label": this.t.citation(n) }, `[${n}]`);
       nodes.push(ref);
       last = m.index + m[0].length;
     }
@@ -379,7 +450,7 @@ class WikigateAsk extends HTMLElement {
   }
 
   citationList(citations) {
-    const ol = el("ol", { class: "citations", "aria-label": "Sources" });
+    const ol = el("ol", { class: "citations", "aria-label": this.t.sources });
     citations.forEach((c, i) => {
       const li = el("li", { id: this.turnCiteId(i + 1, false) });
       li.append(this.pageLink(c));
@@ -390,18 +461,20 @@ class WikigateAsk extends HTMLElement {
 
   showNoAnswer(turn, r) {
     const box = el("div", { class: "noanswer" });
-    box.append(el("p", {}, r.noAnswerReason.message || "No answer was found in the docs."));
+    const t = this.t, why = r.noAnswerReason;
+    box.append(el("p", {}, t.reasons[why.reason] || why.message || t.noAnswer));
     const action = (r.actions || []).find((a) => a.type === "create_feedback" && a.enabled);
     if (action) box.append(this.reportButton(turn.question, action));
     turn.answer.append(box);
-    this.status.textContent = "No answer found.";
+    this.status.textContent = t.noAnswerStatus;
   }
 
   // reportButton files the gap at the action's endpoint. The body carries
   // what the action's dedupeKey was computed from (event type, question,
   // page), so the record merges with every other report of the same gap.
   reportButton(question, action) {
-    const button = el("button", { type: "button", class: "secondary" }, "Report this gap");
+    const t = this.t;
+    const button = el("button", { type: "button", class: "secondary" }, t.report);
     const key = randomKey(); // one key per gap: a retry is not a second report
     button.addEventListener("click", async () => {
       button.disabled = true;
@@ -410,12 +483,12 @@ class WikigateAsk extends HTMLElement {
         const body = this.withPage({ eventType: "qa_no_answer", question, idempotencyKey: key });
         const res = await this.post(action.endpoint || "/answer/feedback", body);
         const out = await res.json();
-        if (!res.ok) throw new Error(errorMessage(out, res.status));
-        note.textContent = "Thank you: the gap was reported to the docs team.";
+        if (!res.ok) throw new Error(errorMessage(out, res.status, t));
+        note.textContent = t.reported;
         this.dispatchEvent(new CustomEvent("wikigate-feedback", { detail: { action, record: out.record } }));
         button.replaceWith(note);
       } catch (err) {
-        note.textContent = `Could not report the gap: ${err.message}`;
+        note.textContent = `${t.reportFailed} ${err.message}`;
         note.className = "error";
         button.disabled = false;
         button.after(note);
