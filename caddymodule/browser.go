@@ -94,6 +94,9 @@ type StreamingConfig struct {
 	MaxOpen int `json:"max_open,omitempty"`
 	// RetryAfter is the wait a 429 names. Default 5s.
 	RetryAfter caddy.Duration `json:"retry_after,omitempty"`
+	// ResumeWindow is how long an ended stream's events stay readable
+	// for GET /answer/streams/{id} with Last-Event-ID. Default 5m.
+	ResumeWindow caddy.Duration `json:"resume_window,omitempty"`
 }
 
 func (s *StreamingConfig) unmarshal(d *caddyfile.Dispenser) error {
@@ -102,6 +105,7 @@ func (s *StreamingConfig) unmarshal(d *caddyfile.Dispenser) error {
 		"max_per_caller": func() error { return intArg(d, &s.MaxPerCaller, 1, 10000) },
 		"max_open":       func() error { return intArg(d, &s.MaxOpen, 1, 1_000_000) },
 		"retry_after":    func() error { return durationArg(d, &s.RetryAfter) },
+		"resume_window":  func() error { return durationArg(d, &s.ResumeWindow) },
 	})
 }
 
@@ -112,6 +116,7 @@ func (s *StreamingConfig) streamConfig() gateway.StreamConfig {
 	if s != nil {
 		out.KeepAlive, out.RetryAfter = time.Duration(s.KeepAlive), time.Duration(s.RetryAfter)
 		out.MaxPerCaller, out.MaxOpen = s.MaxPerCaller, s.MaxOpen
+		out.ResumeWindow = time.Duration(s.ResumeWindow)
 	}
 	return out
 }

@@ -108,6 +108,7 @@ type Gateway struct {
 	routes  map[string]route
 	health  healthCache
 	streams *stream.Limiter // open answer streams, per caller and in all
+	replay  *stream.Replay  // recent streams' events, for resuming
 	// feedbackLimits is each caller's budget of people's feedback.
 	feedbackLimits *ratelimit.Limiter
 	now            func() time.Time
@@ -147,6 +148,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller, cfg.Stream.MaxOpen),
 		feedbackLimits: ratelimit.New(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}
+	g.replay = newReplay(cfg.Stream, deps.Logger)
 	g.routes = g.routeTable()
 	return g, nil
 }

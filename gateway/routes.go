@@ -52,6 +52,7 @@ func (g *Gateway) routeTable() map[string]route {
 			route{endpoint: "/agent/tools/ask", tool: "ask", action: "read", decode: decodeAs[askRequest], run: g.runAsk},
 			route{endpoint: "/answer/ask", tool: "ask", action: "read", answer: true, decode: decodeAs[askRequest], run: g.runAsk},
 			route{endpoint: "/agent/tools/get_context", tool: "get_context", action: "read", decode: decodeAs[getContextRequest], run: g.runGetContext},
+			route{endpoint: streamResumePattern, tool: "ask", action: "read", answer: true, serve: g.serveResume},
 		)
 	}
 	if g.deps.Answers != nil && g.deps.Sessions != nil {
@@ -104,6 +105,10 @@ func (g *Gateway) match(path string) (route, string, bool) {
 	if pattern, uid, ok := matchMeiliIndex(path); ok {
 		rt, known := g.routes[pattern]
 		return rt, uid, known
+	}
+	if id, ok := strings.CutPrefix(path, streamResumePrefix); ok && id != "" && !strings.Contains(id, "/") {
+		rt, known := g.routes[streamResumePattern]
+		return rt, id, known
 	}
 	rest, ok := strings.CutPrefix(path, "/answer/sessions/")
 	if !ok {

@@ -84,7 +84,7 @@ func (g *Gateway) bindSession(ctx context.Context, r *http.Request, c *call) err
 		return err // repeated: refused like a repeated Authorization header
 	}
 	if token == "" {
-		return protocol.NewError(protocol.CodeSessionForbidden, SessionTokenHeader+" is required for a session turn")
+		return protocol.NewError(protocol.CodeSessionForbidden, SessionTokenHeader+" is required for a session's turns and history")
 	}
 	sess, err := g.deps.Sessions.Get(ctx, c.pathID)
 	if err == nil {

@@ -30,6 +30,13 @@ type StreamConfig struct {
 	// RetryAfter is the wait that 429 names; default 5s (a stream ends
 	// within an answer's time).
 	RetryAfter time.Duration
+	// ResumeWindow is how long a stream's events stay readable after it
+	// ended, for GET /answer/streams/{id} with Last-Event-ID; default
+	// stream.DefaultResumeWindow.
+	ResumeWindow time.Duration
+	// ResumeMaxBytes bounds the events this gate keeps for resumption,
+	// every stream together; default stream.DefaultMaxReplayBytes.
+	ResumeMaxBytes int
 	// ClientIP names an anonymous caller's address (Caddy's client IP,
 	// trusted proxies applied); default the connection's remote address.
 	ClientIP func(r *http.Request) string
@@ -54,13 +61,18 @@ func wantsStream(rt route, r *http.Request) bool {
 func (g *Gateway) serveStream(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := newRecord(r, reqID, pathID, rt, g.now())
 	defer g.finish(rec)
-	live := &liveAnswer{sw: stream.NewWriter(w, g.cfg.Stream.KeepAlive), release: func() {}}
+	live := &liveAnswer{sw: stream.NewWriter(w, g.cfg.Stream.KeepAlive), release: func() {}, header: w.Header()}
 	defer live.close()
 
 	out, err := g.httpCall(r, reqID, pathID, g.liveRoute(r, rt, live), rec)
 	pe, closed := g.settle(r.Context(), rec, err)
 	switch {
 	case closed:
+		if live.sw.Started() {
+			// Only a resuming reader reads this (README "Resuming a stream"):
+			// the generation was cancelled with the connection.
+			live.fail(reqID, protocol.NewError(protocol.CodeNotFound, "this answer was cancelled when its reader left; ask again"))
+		}
 		return
 	case !live.sw.Started():
 		writeOutcome(w, r, reqID, out, err, pe)
@@ -86,6 +98,7 @@ func (g *Gateway) liveRoute(r *http.Request, rt route, live *liveAnswer) route {
 			return nil, g.streamRefused(err)
 		}
 		live.release = release
+		g.recordStream(live, g.callerKey(r, c))
 		c.live, c.progress = live, live.status
 		return run(ctx, c)
 	}
@@ -118,6 +131,7 @@ type liveAnswer struct {
 	sw      *stream.Writer
 	prog    *normalizer.Progressive
 	release func()
+	header  http.Header // the response's, to name the resume URL
 }
 
 func (l *liveAnswer) close() {

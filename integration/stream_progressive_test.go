@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -23,6 +24,8 @@ type heldRAGFlow struct {
 	mu      sync.Mutex
 	hold    chan struct{} // nil: do not wait
 	waiting chan struct{} // receives once the completion blocks
+	// completions counts the generations asked for.
+	completions atomic.Int32
 }
 
 const (
@@ -40,6 +43,7 @@ func startHeldRAGFlow(t *testing.T) *heldRAGFlow {
 			w.Header().Set("Content-Type", "application/json")
 			memoryRetrieval(w)
 		case "/api/v1/chat/completions":
+			h.completions.Add(1)
 			h.complete(w, r)
 		default:
 			w.WriteHeader(http.StatusNotFound)

@@ -38,6 +38,27 @@ type Writer struct {
 	started   bool
 	closed    bool
 	err       error // the first failed write: the client went away
+	rec       *Recording
+}
+
+// Record keeps every event sent from now on in rec, so a reader that lost
+// the connection can resume (Replay.Follow); Close ends the recording.
+func (s *Writer) Record(rec *Recording) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rec = rec
+}
+
+// WriteFrame writes an event already framed (a replayed one), starting the
+// stream if needed.
+func (s *Writer) WriteFrame(frame string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	s.start()
+	return s.write(frame)
 }
 
 // NewWriter writes to w; keepAlive <= 0 takes DefaultKeepAlive.
@@ -80,6 +101,9 @@ func (s *Writer) Send(name string, data any) error {
 	s.start()
 	s.id++
 	frame := "event: " + name + "\nid: " + strconv.Itoa(s.id) + "\ndata: " + string(bytes.TrimRight(buf.Bytes(), "\n")) + "\n\n"
+	if s.rec != nil {
+		s.rec.add(frame) // kept before it is written: any id a reader saw can be resumed after
+	}
 	return s.write(frame)
 }
 
@@ -89,6 +113,9 @@ func (s *Writer) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	if s.rec != nil {
+		s.rec.end()
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 	}
