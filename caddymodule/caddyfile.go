@@ -131,6 +131,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			max_per_caller <n>
 //			max_open       <n>
 //			retry_after    <duration>
+//			resume_window  <duration>
 //		}
 //		widget {
 //			demo on|off
