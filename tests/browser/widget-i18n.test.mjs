@@ -62,6 +62,22 @@ test("the UI's language: the element's lang, else the page's, else the browser's
   assert.deepEqual(await mount(null, null), { labels: chinese, lang: ["zh-TW", "zh-TW"] }, "no lang anywhere: the browser's zh-TW");
 });
 
+test("the Chinese strings cover every English one", async () => {
+  const shape = await page.evaluate(async () => {
+    const { STRINGS } = await import("/answer/widget/v1/wikigate-ask.js");
+    // keys: every path in a language's table with its type; a function is
+    // called with 2 so its text can be checked too.
+    const keys = (o, at = "") => Object.entries(o).flatMap(([k, v]) => typeof v === "object"
+      ? keys(v, `${at}${k}.`) : [`${at}${k}: ${typeof v}${typeof v === "function" ? ` ${v(2) === "" ? "empty" : "text"}` : ""}`]);
+    return { en: keys(STRINGS.en), zh: keys(STRINGS.zh) };
+  });
+  const reasons = (k) => k.startsWith("reasons.");
+  assert.deepEqual(shape.zh.filter((k) => !reasons(k)), shape.en, "zh and en tables have the same entries");
+  assert.deepEqual(shape.zh.filter(reasons).map((k) => k.split(":")[0]).sort(),
+    ["reasons.empty_response", "reasons.no_evidence", "reasons.uncited_answer", "reasons.unsupported_answer"],
+    "every no-answer reason of the gate has a Chinese text");
+});
+
 test("the protocol's example question is answered in the Chinese UI", async () => {
   await mount(null, "zh-CN");
   await (await page.$(`${W}#wg-question`)).click();

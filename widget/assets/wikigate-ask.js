@@ -58,7 +58,7 @@ const STRINGS = {
     answered: (n) => `Answered with ${n} citation${n === 1 ? "" : "s"}.`, citation: (n) => `citation ${n}`, sources: "Sources",
     noAnswer: "No answer was found in the docs.", noAnswerStatus: "No answer found.", reasons: {},
     report: "Report this gap", reported: "Thank you: the gap was reported to the docs team.",
-    reportFailed: "Could not report the gap:", gateAnswered: (s) => `The gate answered ${s}.`,
+    reportFailed: (why) => `Could not report the gap: ${why}`, gateAnswered: (s) => `The gate answered ${s}.`,
   },
   zh: {
     search: "搜索文档", searchButton: "搜索", noPages: "没有找到页面。", untitled: "无标题页面",
@@ -75,7 +75,7 @@ const STRINGS = {
       unsupported_answer: "生成的回答中被所引文档支持的部分太少，因此不显示回答。",
     },
     report: "报告文档缺漏", reported: "谢谢：已将这个缺漏报告给文档团队。",
-    reportFailed: "无法报告缺漏：", gateAnswered: (s) => `网关返回了 ${s}。`,
+    reportFailed: (why) => `无法报告缺漏：${why}`, gateAnswered: (s) => `网关返回了 ${s}。`,
   },
 };
 
@@ -488,7 +488,7 @@ class WikigateAsk extends HTMLElement {
         this.dispatchEvent(new CustomEvent("wikigate-feedback", { detail: { action, record: out.record } }));
         button.replaceWith(note);
       } catch (err) {
-        note.textContent = `${t.reportFailed} ${err.message}`;
+        note.textContent = t.reportFailed(err.message);
         note.className = "error";
         button.disabled = false;
         button.after(note);
@@ -507,4 +507,4 @@ class WikigateAsk extends HTMLElement {
 
 if (!customElements.get("wikigate-ask")) customElements.define("wikigate-ask", WikigateAsk);
 
-export { WikigateAsk, readSSE };
+export { WikigateAsk, readSSE, STRINGS };
