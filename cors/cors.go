@@ -21,18 +21,26 @@ const DefaultMaxAge = 10 * time.Minute
 var DefaultPaths = []string{"/answer/"}
 
 // DefaultHeaders are the request headers a page may send: its SSO token,
-// the JSON body's type, a session token, its own request id, and the
-// client name the meilisearch JS client always sends (the
-// Meilisearch-compatible search routes).
-var DefaultHeaders = []string{"Authorization", "Content-Type", "X-Session-Token", "X-Request-Id", "X-Meilisearch-Client"}
+// the JSON body's type, a session token, its own request id, the client
+// name the meilisearch JS client always sends (the Meilisearch-compatible
+// search routes), and the id of the last event a page read, to resume a
+// dropped answer stream.
+var DefaultHeaders = []string{"Authorization", "Content-Type", "X-Session-Token", "X-Request-Id", "X-Meilisearch-Client", "Last-Event-ID"}
+
+// allowedMethods: the gate's people's routes are POST, but a page reads a
+// session's history (GET /answer/sessions/{id}) and resumes a stream
+// (GET /answer/streams/{id}) with a credential or Last-Event-ID header,
+// which makes the browser ask first.
+const allowedMethods = "GET, POST"
 
 // exposed are the response headers a page's script may read: besides the
 // request id and the auth challenge, the three fields every 429 carries
 // (Retry-After, RateLimit, RateLimit-Policy), so a docs page can tell its
 // reader how long to wait and which budget is spent, and the mark a
 // feedback retry's replay carries (Idempotent-Replayed), so a page that
-// retried a report can tell it was recorded once already.
-const exposed = "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Idempotent-Replayed"
+// retried a report can tell it was recorded once already, and where a
+// dropped answer stream can be resumed (Wikigate-Stream-Url).
+const exposed = "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Idempotent-Replayed, Wikigate-Stream-Url"
 
 // Config is the cors block.
 type Config struct {
@@ -105,7 +113,7 @@ func (p *Policy) Handle(w http.ResponseWriter, r *http.Request) bool {
 	}
 	h.Add("Vary", "Access-Control-Request-Method")
 	h.Add("Vary", "Access-Control-Request-Headers")
-	h.Set("Access-Control-Allow-Methods", http.MethodPost)
+	h.Set("Access-Control-Allow-Methods", allowedMethods)
 	h.Set("Access-Control-Allow-Headers", p.headers)
 	h.Set("Access-Control-Max-Age", p.maxAge)
 	w.WriteHeader(http.StatusNoContent)

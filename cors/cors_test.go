@@ -27,8 +27,8 @@ func TestPreflightFromAnAllowedOrigin(t *testing.T) {
 	}
 	h := w.Header()
 	if w.Code != 204 || h.Get("Access-Control-Allow-Origin") != "https://DOCS.example.com" ||
-		h.Get("Access-Control-Allow-Methods") != "POST" || h.Get("Access-Control-Max-Age") != "300" ||
-		h.Get("Access-Control-Allow-Headers") != "Authorization, Content-Type, X-Session-Token, X-Request-Id, X-Meilisearch-Client" ||
+		h.Get("Access-Control-Allow-Methods") != "GET, POST" || h.Get("Access-Control-Max-Age") != "300" ||
+		h.Get("Access-Control-Allow-Headers") != "Authorization, Content-Type, X-Session-Token, X-Request-Id, X-Meilisearch-Client, Last-Event-ID" ||
 		h.Get("Access-Control-Allow-Credentials") != "" {
 		t.Fatalf("%d %v", w.Code, h)
 	}
@@ -58,7 +58,7 @@ func TestOnlyCoveredPaths(t *testing.T) {
 		t.Fatal("an actual request must go on to the gate")
 	}
 	if w.Header().Get("Access-Control-Allow-Origin") != "https://docs.example.com" || w.Header().Get("Access-Control-Allow-Credentials") != "true" ||
-		w.Header().Get("Access-Control-Expose-Headers") != "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Idempotent-Replayed" {
+		w.Header().Get("Access-Control-Expose-Headers") != "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Idempotent-Replayed, Wikigate-Stream-Url" {
 		t.Fatalf("actual request headers: %v", w.Header())
 	}
 	agents := New(Config{Origins: []string{"*"}, Paths: []string{"/answer/", "/agent/"}})
