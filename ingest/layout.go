@@ -154,6 +154,21 @@ func versionDirs(fsys fs.FS, dir string) ([]string, error) {
 	return out, nil
 }
 
+// readConfig reads a layout's configuration file: the first of names
+// that exists (a generator accepts several spellings), else the last, so
+// the error names a file the operator would recognise.
+func readConfig(fsys fs.FS, names ...string) (name string, raw []byte, err error) {
+	name = names[len(names)-1]
+	for _, n := range names {
+		if exists(fsys, n) {
+			name = n
+			break
+		}
+	}
+	raw, err = fs.ReadFile(fsys, name)
+	return name, raw, err
+}
+
 func exists(fsys fs.FS, name string) bool {
 	_, err := fs.Stat(fsys, name)
 	return err == nil

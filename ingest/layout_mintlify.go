@@ -14,11 +14,7 @@ import (
 // languages). Without a navigation page, every page file but snippets/
 // is read.
 func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
-	name := "docs.json"
-	if !exists(fsys, name) {
-		name = "mint.json"
-	}
-	raw, err := fs.ReadFile(fsys, name)
+	name, raw, err := readConfig(fsys, "docs.json", "mint.json")
 	if err != nil {
 		return nil, err
 	}

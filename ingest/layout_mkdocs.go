@@ -14,11 +14,7 @@ import (
 // The file is read as YAML nodes, so the !!python/name tags Material's
 // configurations carry are no error.
 func mkdocsRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
-	name := "mkdocs.yml"
-	if !exists(fsys, name) {
-		name = "mkdocs.yaml"
-	}
-	raw, err := fs.ReadFile(fsys, name)
+	name, raw, err := readConfig(fsys, "mkdocs.yml", "mkdocs.yaml")
 	if err != nil {
 		return nil, err
 	}
