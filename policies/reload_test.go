@@ -87,14 +87,26 @@ func TestRevisionIgnoresPolicyTests(t *testing.T) {
 	dir := copyPolicyDir(t)
 	engine := newEngine(t, dir)
 	before := engine.Revision()
-	// A broken test file is not part of the served policy.
-	writeFile(t, dir, "extra_test.rego", "package wikigate_test\n\ntest_x if {\n")
+	// Other files are not part of the served policy.
 	writeFile(t, dir, "NOTES.md", "not policy")
 	if err := engine.Reload(t.Context()); err != nil {
 		t.Fatalf("Reload: %v", err)
 	}
 	if engine.Revision() != before {
-		t.Errorf("revision changed from %q to %q for non-policy files", before, engine.Revision())
+		t.Errorf("revision changed from %q to %q for a non-policy file", before, engine.Revision())
+	}
+	// Nor is a test file: a broken one is reported (the tests run on a
+	// test-only edit) while the same revision keeps serving.
+	writeFile(t, dir, "extra_test.rego", "package wikigate_test\n\ntest_x if {\n")
+	err := engine.Reload(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "extra_test.rego") {
+		t.Errorf("Reload with a broken test file: %v, want the file named", err)
+	}
+	if engine.Revision() != before {
+		t.Errorf("revision changed from %q to %q for a test file", before, engine.Revision())
+	}
+	if d := decideCodingSearch(t, engine); !d.Allow || d.Revision != before {
+		t.Errorf("policy not serving after a broken test file: allow=%v revision=%q", d.Allow, d.Revision)
 	}
 }
 
