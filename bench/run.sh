@@ -118,7 +118,10 @@ export WIKIGATE_BENCH_POLICY="$OUT/policy"
 go run ./bench/internal/unlimited rego "$WIKIGATE_BENCH_POLICY"
 
 start standin "$OUT/standin" -addr "$STANDIN" -size 4096
-start devbackends ./wikigate run --config bench/devbackends.Caddyfile --adapter caddyfile
+# Each wikigate process has its own data directory: a second `run` on one
+# in use is refused (its lock file), as two gates must not share an admin
+# socket or stores.
+start devbackends env WIKIGATE_DATA_DIR="$OUT/devbackends-data" ./wikigate run --config bench/devbackends.Caddyfile --adapter caddyfile
 start caddy ./wikigate run --config bench/Caddyfile --adapter caddyfile
 wait_http "http://$STANDIN/health"
 wait_http "http://$RAGFLOW/"

@@ -167,11 +167,12 @@ http://$2 {
 	}
 }
 CADDY
-	start "$1" "$OUT/wikigate" run --config "$OUT/$1.Caddyfile" --adapter caddyfile
+	# its own data directory: a second `run` on one in use is refused
+	start "$1" env WIKIGATE_DATA_DIR="$OUT/$1-data" "$OUT/wikigate" run --config "$OUT/$1.Caddyfile" --adapter caddyfile
 }
 
 start standin "$OUT/standin" -addr "$STANDIN" -size 4096
-start devbackends "$OUT/wikigate" run --config bench/devbackends.Caddyfile --adapter caddyfile
+start devbackends env WIKIGATE_DATA_DIR="$OUT/devbackends-data" "$OUT/wikigate" run --config bench/devbackends.Caddyfile --adapter caddyfile
 # No persistence: what a session costs on the wire, not on this disk.
 start redis redis-server --port $REDIS_PORT --bind 127.0.0.1 --save "" --appendonly no --dir "$OUT"
 start_postgres
