@@ -57,7 +57,7 @@ type Turn struct {
 	Answer    string
 	Citations []protocol.Citation
 	NoAnswer  bool
-	// NoAnswerReason is the no-answer's reason code (protocol §8, e.g.
+	// NoAnswerReason is the no-answer's reason code (docs/protocol.md, AnswerResult, e.g.
 	// "no_evidence"), so the session's history can say why; "" when
 	// answered, or for a turn stored before it was kept.
 	NoAnswerReason string
