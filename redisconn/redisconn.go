@@ -1,5 +1,5 @@
 // Package redisconn opens the Redis connection pool that wikigate's shared
-// stores use when several gates run behind one load balancer (DESIGN §13):
+// stores use when several gates run behind one load balancer (docs/operators.md, "Several gates"):
 // sessions today, rate-limit counters next. It only turns the operator's
 // settings into a go-redis client; what is stored is each store's business.
 //

@@ -34,7 +34,8 @@ import (
 var embedded embed.FS
 
 // Page is one wiki page with the metadata every backend document carries
-// (DESIGN §6 corpus convention).
+// (docs/backends.md, "Write side": path, url, title, project, version,
+// status).
 type Page struct {
 	ID           string    `json:"id"`
 	Path         string    `json:"path"`
@@ -238,7 +239,8 @@ func pageURL(version, repoPath string) string {
 }
 
 // pathPrefixes lists every ancestor of p and p itself, so a scope filter can
-// use IN on whole segments (DESIGN §6).
+// use IN on whole segments (docs/backends.md, "Meilisearch traps and their
+// defences").
 func pathPrefixes(p string) []string {
 	segs := strings.Split(p, "/")
 	out := make([]string, 0, len(segs))

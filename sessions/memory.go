@@ -55,7 +55,7 @@ type MemoryConfig struct {
 	Now                  func() time.Time // clock for the grace check; default time.Now
 }
 
-// MemoryStore is the embedded, per-process session store (DESIGN §8):
+// MemoryStore is the embedded, per-process session store (docs/operators.md, "sessions"):
 // sessions serialized into bigcache, which keeps them off the GC's pointer
 // graph. Entries live TTL+ExpiredGrace after their last write. Signed-in
 // callers' sessions and anonymous ones live in separate partitions; when a

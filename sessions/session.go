@@ -1,4 +1,4 @@
-// Package sessions holds multi-turn answer sessions (protocol §7, DESIGN §8):
+// Package sessions holds multi-turn answer sessions (docs/protocol.md, "SessionCreated"):
 // the AnswerSession model, its authorization and turn trimming, and a
 // short-lived per-process store. A session is bound to its owner and to a
 // bearer token that is returned once and only stored as a hash, so a
@@ -22,7 +22,7 @@ const (
 	OwnerHuman = "human"
 )
 
-// Default limits (protocol §7).
+// Default limits (docs/protocol.md, "SessionCreated").
 const (
 	DefaultMaxTurns         = 8
 	DefaultMaxContextTokens = 12000
@@ -65,7 +65,7 @@ type Turn struct {
 	Tokens         int
 }
 
-// Session is an AnswerSession (protocol §7). The token itself is never
+// Session is an AnswerSession (docs/protocol.md, "SessionCreated"). The token itself is never
 // stored, only TokenHash (hex sha256 of the token).
 type Session struct {
 	ID        string
@@ -75,8 +75,8 @@ type Session struct {
 	// it and may not widen it.
 	Scope protocol.Scope
 	Turns []Turn
-	// CitationSummary keeps the citations of trimmed turns (protocol §7:
-	// "裁剪旧轮次,但保留引用摘要"), de-duplicated and bounded.
+	// CitationSummary keeps the citations of trimmed turns (docs/protocol.md:
+	// old turns are trimmed, what they cited is kept), de-duplicated and bounded.
 	CitationSummary []protocol.Citation
 	TrimmedTurns    int
 	Limits          Limits

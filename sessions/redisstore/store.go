@@ -1,6 +1,6 @@
 // Package redisstore keeps AnswerSessions in Redis, so any number of gates
 // behind a load balancer share them and a session outlives a gate restart
-// (DESIGN §13). It applies the same owner, token, scope and expiry rules
+// (docs/operators.md, "Several gates"). It applies the same owner, token, scope and expiry rules
 // as the embedded store (they live in package sessions and run on every
 // gate), and stores the same compressed bytes.
 //
