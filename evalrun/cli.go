@@ -28,14 +28,25 @@ type Options struct {
 	Thresholds  Thresholds
 	Progress    io.Writer // nil: no progress line
 	Getenv      func(string) string
+	// FromFeedback, when set, names a feedback store (a bbolt file or a
+	// postgres:// URL): Main writes candidate cases from its open records
+	// instead of running a set.
+	FromFeedback string
+	Notes        io.Writer // where --from-feedback says how many cases it wrote; nil: nowhere
 }
 
 // Main runs `wikigate eval` and returns its exit status, with the error
 // to show for a status other than 0. The report is written to out even
 // when a threshold is missed or a case hit a gate error.
 func Main(ctx context.Context, o Options, out io.Writer) (int, error) {
+	if o.FromFeedback != "" {
+		if o.SetFile != "" {
+			return ExitUsage, errors.New("--set and --from-feedback are two commands: give one")
+		}
+		return fromFeedback(ctx, o, out)
+	}
 	if o.SetFile == "" {
-		return ExitUsage, errors.New("--set FILE is required")
+		return ExitUsage, errors.New("--set FILE (or --from-feedback STORE) is required")
 	}
 	if o.GateURL == "" {
 		return ExitUsage, errors.New("--gate URL is required")
