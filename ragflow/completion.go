@@ -28,6 +28,11 @@ const (
 type Completion struct {
 	Answer    string
 	Reference []Chunk
+	// Usage is the tokens the completion cost: as RAGFlow reported them,
+	// else estimated (Usage.Estimated).
+	Usage Usage
+
+	reported wireUsage // what the backend said, before the estimate
 }
 
 // completionRequest is the complete allow-list of what Complete sends: no
@@ -45,6 +50,7 @@ type completionData struct {
 	Final        bool            `json:"final"`
 	StartToThink bool            `json:"start_to_think"`
 	EndToThink   bool            `json:"end_to_think"`
+	Usage        json.RawMessage `json:"usage"`
 }
 
 // errorAnswerPrefix marks an exception RAGFlow reports inside an answer
@@ -74,7 +80,11 @@ func (c *Client) CompleteFunc(ctx context.Context, msgs []Message, stream bool, 
 	}
 	defer cl.close()
 	if stream && cl.resp.StatusCode >= 200 && cl.resp.StatusCode <= 299 && isEventStream(cl.resp) {
-		return c.readStream(cl, onText)
+		comp, err := c.readStream(cl, onText)
+		if err != nil {
+			return nil, err
+		}
+		return withUsage(comp, msgs, comp.reported), nil
 	}
 	// Errors come back as a JSON envelope even for stream requests.
 	env, err := c.readEnvelope(cl)
@@ -92,7 +102,8 @@ func (c *Client) CompleteFunc(ctx context.Context, msgs []Message, stream bool, 
 	if err != nil {
 		return nil, err
 	}
-	return &Completion{Answer: data.Answer, Reference: ref}, nil
+	reported, _ := usageFromJSON(data.Usage)
+	return withUsage(&Completion{Answer: data.Answer, Reference: ref}, msgs, reported), nil
 }
 
 // isEventStream is true unless the server said the body is JSON or HTML

@@ -43,6 +43,7 @@ type streamState struct {
 	answer    strings.Builder
 	thinking  bool
 	reference []Chunk
+	usage     wireUsage // the last usage an event reported
 	done      bool
 	onText    func(answer string) // hears the answer after each delta
 	spare     []byte              // the bytes of the last event, for the next
@@ -101,7 +102,7 @@ func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) 
 	if st.reference == nil {
 		st.reference = []Chunk{}
 	}
-	return &Completion{Answer: st.answer.String(), Reference: st.reference}, nil
+	return &Completion{Answer: st.answer.String(), Reference: st.reference, reported: st.usage}, nil
 }
 
 // lineBuffers recycle the scanner's line buffer, 64 KiB per generation.
@@ -183,7 +184,19 @@ func (c *Client) handleEvent(st *streamState, payload []byte) error {
 	case dataBad:
 		return badResponse("stream event data is malformed")
 	}
-	return c.applyDelta(st, &d)
+	if err := c.applyDelta(st, &d); err != nil {
+		return err
+	}
+	st.noteUsage(d.usage)
+	return nil
+}
+
+// noteUsage keeps the last usage an event reported (OpenAI-style streams
+// send it once, on the last chunk).
+func (st *streamState) noteUsage(w wireUsage) {
+	if w != (wireUsage{}) {
+		st.usage = w
+	}
 }
 
 func (c *Client) applyDelta(st *streamState, d *eventData) error {

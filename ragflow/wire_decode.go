@@ -161,9 +161,10 @@ type eventData struct {
 	final, startToThink, endToThink bool
 	reference                       []Chunk
 	referenceErr                    error
+	usage                           wireUsage
 }
 
-var eventDataFields = []string{"answer", "reference", "final", "start_to_think", "end_to_think"}
+var eventDataFields = []string{"answer", "reference", "final", "start_to_think", "end_to_think", "usage"}
 
 // readEvent reads one SSE event's JSON (r.src) in one pass.
 func (r *wireReader) readEvent() (h envelopeHead, d eventData, decoded, dataBad bool) {
@@ -184,11 +185,46 @@ func (r *wireReader) readEvent() (h envelopeHead, d eventData, decoded, dataBad 
 				return r.readBool(&d.startToThink)
 			case 4:
 				return r.readBool(&d.endToThink)
+			case 5:
+				return r.readUsage(&d.usage)
 			}
 			return r.skipValue()
 		})
 	})
 	return h, d, decoded, dataBad
+}
+
+var usageFields = []string{"prompt_tokens", "completion_tokens"}
+
+// readUsage reads a usage member as usageFromJSON does: a usage that
+// would not decode is none, and never the event's mismatch.
+func (r *wireReader) readUsage(dst *wireUsage) error {
+	*dst = wireUsage{}
+	outer := r.mismatch
+	r.mismatch = false
+	defer func() { r.mismatch = outer }()
+	var w wireUsage
+	var err error
+	switch r.kind() {
+	case '{':
+		err = r.members(func(name []byte) error {
+			switch field(name, usageFields) {
+			case 0:
+				return r.readIntPtr(&w.PromptTokens)
+			case 1:
+				return r.readIntPtr(&w.CompletionTokens)
+			}
+			return r.skipValue()
+		})
+	case 'n':
+		err = r.skipNull()
+	default:
+		err = r.wrongType()
+	}
+	if err == nil && !r.mismatch {
+		*dst = w
+	}
+	return err
 }
 
 var referenceFields = []string{"chunks"}

@@ -73,6 +73,7 @@ type stdlibEventData struct {
 	Final        bool            `json:"final"`
 	StartToThink bool            `json:"start_to_think"`
 	EndToThink   bool            `json:"end_to_think"`
+	Usage        json.RawMessage `json:"usage"`
 }
 
 func (c *Client) stdlibHandleEvent(st *streamState, payload []byte) error {
@@ -96,7 +97,15 @@ func (c *Client) stdlibHandleEvent(st *streamState, payload []byte) error {
 	if json.Unmarshal(env.Data, &d) != nil {
 		return badResponse("stream event data is malformed")
 	}
-	return c.stdlibApplyDelta(st, &d)
+	if err := c.stdlibApplyDelta(st, &d); err != nil {
+		return err
+	}
+	if bytes.Equal(bytes.TrimSpace(d.Usage), []byte("null")) {
+		d.Usage = nil // a JSON null leaves a RawMessage null, and means none
+	}
+	u, _ := usageFromJSON(d.Usage)
+	st.noteUsage(u)
+	return nil
 }
 
 func (c *Client) stdlibApplyDelta(st *streamState, d *stdlibEventData) error {
@@ -237,6 +246,10 @@ func FuzzWireEvent(f *testing.F) {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
+	for _, usage := range []string{`{"prompt_tokens":3,"completion_tokens":4}`, `{"PROMPT_TOKENS":3,"completion_tokens":null}`,
+		`{"prompt_tokens":3.0,"completion_tokens":4}`, `[1]`, `null`, `{"prompt_tokens":99999999999999999999,"completion_tokens":1}`} {
+		f.Add([]byte(`{"code":0,"data":{"answer":"a","usage":`+usage+`}}`), false)
+	}
 	c := &Client{apiKey: testKey}
 	f.Fuzz(func(t *testing.T, payload []byte, thinking bool) {
 		got, want := &streamState{thinking: thinking}, &streamState{thinking: thinking}
@@ -245,7 +258,8 @@ func FuzzWireEvent(f *testing.F) {
 		gotErr := c.handleEvent(got, payload)
 		wantErr := c.stdlibHandleEvent(want, bytes.Clone(payload))
 		if !reflect.DeepEqual(errorOrNil(gotErr), errorOrNil(wantErr)) || got.answer.String() != want.answer.String() ||
-			got.thinking != want.thinking || got.done != want.done || !reflect.DeepEqual(got.reference, want.reference) {
+			got.thinking != want.thinking || got.done != want.done || !reflect.DeepEqual(got.reference, want.reference) ||
+			!reflect.DeepEqual(got.usage, want.usage) {
 			t.Fatalf("%q:\none-pass %v %q %+v\nstdlib   %v %q %+v", payload, gotErr, got.answer.String(), got, wantErr, want.answer.String(), want)
 		}
 	})
