@@ -34,7 +34,7 @@ func (l *Logger) LogsQuestions() bool { return l.logQuestions }
 // maxFields is the most fields a record has; fieldPool holds slices of
 // that capacity, so a record's fields are never allocated or regrown (the
 // encoders copy what they keep).
-const maxFields = 26
+const maxFields = 27
 
 var fieldPool = sync.Pool{New: func() any { fs := make([]zap.Field, 0, maxFields); return &fs }}
 
@@ -104,6 +104,9 @@ func (l *Logger) appendFields(fs []zap.Field, r *Record) []zap.Field {
 	}
 	if len(r.Backends) > 0 {
 		fs = append(fs, zap.Array("backends", (*backendsMarshaler)(&r.Backends)))
+	}
+	if r.Tokens.Generated() {
+		fs = append(fs, zap.Object("tokens", (*tokensMarshaler)(&r.Tokens)))
 	}
 	return fs
 }

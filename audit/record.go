@@ -52,6 +52,10 @@ type Record struct {
 	// UnsafeURLsDropped counts the backend results whose url the gate
 	// removed because it was not http(s) or a relative path (safeurl).
 	UnsafeURLsDropped int
+
+	// Tokens is what the call's generation cost (README, Token accounting
+	// and budgets).
+	Tokens Tokens
 }
 
 // Decision is the policy outcome as recorded.
