@@ -91,6 +91,21 @@ type versionRoot struct {
 	titles map[string]string
 	// skipDirs are folders under dir that hold no pages (relative to dir).
 	skipDirs []string
+	// htmlFiles: the site's configuration publishes the pages as .html
+	// files (MkDocs use_directory_urls: false), whatever the mapping says.
+	htmlFiles bool
+}
+
+// urlMapping is the mapping whose URL rule builds the root's page URLs:
+// m, with url.htmlFiles when the site's configuration publishes .html
+// files, so the URLs ingest stores are the site's.
+func (r versionRoot) urlMapping(m *Mapping) *Mapping {
+	if !r.htmlFiles || m.URL.HTMLFiles {
+		return m
+	}
+	c := *m
+	c.URL.HTMLFiles, c.URL.TrailingSlash = true, false
+	return &c
 }
 
 // roots finds the folders of pages of the layout.

@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 )
 
-// mintlifyRoots reads docs.json (or mint.json): the site root is the one
-// root and its navigation names the pages, by path without extension,
-// anywhere in its tree (groups, tabs, anchors, dropdowns, versions,
-// languages). Without a navigation page, every page file but snippets/
-// is read.
+// mintlifyRoots reads docs.json (or mint.json): its navigation names the
+// pages, by path without extension, anywhere in its tree (groups, tabs,
+// anchors, dropdowns, versions). A language of navigation.languages whose
+// pages live under a folder of its code (es/quickstart) is a locale: its
+// pages form their own root, keep the path of the page they translate and
+// get /<code> before their URL, as Mintlify publishes them. Without a
+// navigation page, every page file but snippets/ is read.
 func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 	name, raw, err := readConfig(fsys, "docs.json", "mint.json")
 	if err != nil {
@@ -23,38 +26,103 @@ func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	root := versionRoot{version: m.CurrentVersion, dir: ".", skipDirs: []string{"node_modules", "snippets"}}
-	pages := map[string]bool{}
-	navPages(cfg["navigation"], false, pages)
-	if len(pages) == 0 {
+	byLang := map[string]map[string]bool{"": {}}
+	navPages(cfg["navigation"], false, "", byLang)
+	if total(byLang) == 0 {
 		return []versionRoot{root}, nil
 	}
-	root.only = map[string]bool{}
-	for p := range pages {
-		for _, ext := range []string{".mdx", ".md"} {
-			if exists(fsys, p+ext) {
-				root.only[p+ext] = true
-				break
+	roots := map[string]*versionRoot{"": &root}
+	for lang, pages := range byLang {
+		for p := range pages {
+			r, rel := &root, p
+			if dir, rest, ok := strings.Cut(p, "/"); ok && lang != "" && strings.EqualFold(dir, lang) {
+				if roots[dir] == nil {
+					roots[dir] = &versionRoot{version: m.CurrentVersion, locale: dir, dir: dir}
+				}
+				r, rel = roots[dir], rest
 			}
+			r.addPage(fsys, rel)
 		}
 	}
-	return []versionRoot{root}, nil
+	out := []versionRoot{root}
+	for _, loc := range sortedRootKeys(roots) {
+		if loc != "" {
+			out = append(out, *roots[loc])
+		}
+	}
+	return out, nil
 }
 
-// navPages collects the page paths of a Mintlify navigation: the strings
-// of every "pages" list and every group's "root" page, at any depth.
-func navPages(v any, inPages bool, out map[string]bool) {
+// addPage adds the page named rel (without extension, relative to the
+// root's folder) when its .mdx or .md file exists.
+func (r *versionRoot) addPage(fsys fs.FS, rel string) {
+	if r.only == nil {
+		r.only = map[string]bool{}
+	}
+	for _, ext := range []string{".mdx", ".md"} {
+		if exists(fsys, path.Join(r.dir, rel+ext)) {
+			r.only[rel+ext] = true
+			return
+		}
+	}
+}
+
+// mintlifyLanguages lists the locales a Mintlify tree's docs.json gives
+// its own folder (the locale roots mintlifyRoots makes).
+func mintlifyLanguages(fsys fs.FS, m *Mapping) []string {
+	rs, err := mintlifyRoots(fsys, m)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range rs {
+		if r.locale != "" {
+			out = append(out, r.locale)
+		}
+	}
+	return out
+}
+
+// navPages collects the page paths of a Mintlify navigation, by language
+// ("" outside navigation.languages): the strings of every "pages" list
+// and every group's "root" page, at any depth. An object with a
+// "language" member starts that language's pages.
+func navPages(v any, inPages bool, lang string, out map[string]map[string]bool) {
 	switch v := v.(type) {
 	case string:
 		if inPages && !strings.Contains(v, "://") {
-			out[path.Clean(strings.TrimPrefix(v, "/"))] = true
+			if out[lang] == nil {
+				out[lang] = map[string]bool{}
+			}
+			out[lang][path.Clean(strings.TrimPrefix(v, "/"))] = true
 		}
 	case []any:
 		for _, x := range v {
-			navPages(x, inPages, out)
+			navPages(x, inPages, lang, out)
 		}
 	case map[string]any:
+		if l, ok := v["language"].(string); ok && l != "" {
+			lang = l
+		}
 		for k, x := range v {
-			navPages(x, k == "pages" || k == "root", out)
+			navPages(x, k == "pages" || k == "root", lang, out)
 		}
 	}
+}
+
+func total(byLang map[string]map[string]bool) int {
+	n := 0
+	for _, pages := range byLang {
+		n += len(pages)
+	}
+	return n
+}
+
+func sortedRootKeys(m map[string]*versionRoot) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

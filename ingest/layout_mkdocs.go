@@ -10,7 +10,8 @@ import (
 )
 
 // mkdocsRoots reads mkdocs.yml: docs_dir (default docs) is the one root,
-// and nav's "Title: page.md" entries title their pages, as MkDocs does.
+// nav's "Title: page.md" entries title their pages, as MkDocs does, and
+// use_directory_urls: false publishes them as .html files (htmlFiles).
 // The file is read as YAML nodes, so the !!python/name tags Material's
 // configurations carry are no error.
 func mkdocsRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
@@ -30,6 +31,13 @@ func mkdocsRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 		}
 		if nav := mapValue(top, "nav"); nav != nil {
 			navTitles(nav, root.titles)
+		}
+		if d := mapValue(top, "use_directory_urls"); d != nil {
+			var dirURLs bool
+			if err := d.Decode(&dirURLs); err != nil {
+				return nil, fmt.Errorf("%s: use_directory_urls: %w", name, err)
+			}
+			root.htmlFiles = !dirURLs
 		}
 	}
 	if st, err := fs.Stat(fsys, root.dir); err != nil || !st.IsDir() {

@@ -156,3 +156,88 @@ func TestMarkdownReadsEveryPageButDependencies(t *testing.T) {
 		t.Fatalf("pages %q, want %q", got, want)
 	}
 }
+
+// mkdocs.yml's use_directory_urls: false publishes every page as a file:
+// the URLs ingest stores are page.html and a folder's index.html, and the
+// warning asks for the mapping key the gate's rules read them with.
+func TestMkDocsWithoutDirectoryURLsStoresHTMLFiles(t *testing.T) {
+	fsys := fstest.MapFS{
+		"mkdocs.yml":            file("site_name: x\nuse_directory_urls: false\n"),
+		"docs/index.md":         file("# Home\n"),
+		"docs/guide/setup.md":   file("# Setup\n"),
+		"docs/guide/README.md":  file("# Guide\n"),
+		"docs/api/reference.md": file("# Reference\n"),
+	}
+	m := mustMapping(t, "pathPrefix: publish\nprojects: [{id: p, path: ''}]\nurl: {trailingSlash: true}\n")
+	pages, _, err := ReadFSAs(fsys, m, DetectLayout(fsys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pages {
+		got = append(got, p.Path+" "+p.URL)
+	}
+	slices.Sort(got)
+	want := []string{
+		"publish/api/reference.md /api/reference.html",
+		"publish/guide/README.md /guide/index.html",
+		"publish/guide/setup.md /guide/setup.html",
+		"publish/index.md /index.html",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("pages %q, want %q", got, want)
+	}
+	if w := SiteWarnings(fsys, MkDocs, m); len(w) != 1 || !strings.Contains(w[0], "url.htmlFiles: true") {
+		t.Errorf("warnings %q, want one naming url.htmlFiles", w)
+	}
+	agreed := mustMapping(t, "pathPrefix: publish\nprojects: [{id: p, path: ''}]\nurl: {htmlFiles: true}\n")
+	if w := SiteWarnings(fsys, MkDocs, agreed); len(w) != 0 {
+		t.Errorf("a mapping that agrees: warnings %q", w)
+	}
+	fsys["mkdocs.yml"] = file("site_name: x\n")
+	pages, _, _ = ReadFSAs(fsys, m, MkDocs)
+	for _, p := range pages {
+		if p.Path == "publish/api/reference.md" && p.URL != "/api/reference/" {
+			t.Errorf("use_directory_urls by default: %s, want /api/reference/", p.URL)
+		}
+	}
+}
+
+// Mintlify's navigation.languages are locales: a language's pages under
+// its folder (es/quickstart) keep the path of the page they translate and
+// are published under /es/, like a Docusaurus translation.
+func TestMintlifyLanguagesAreLocales(t *testing.T) {
+	fsys := fstest.MapFS{
+		"docs.json": file(`{"name": "x", "navigation": {"languages": [
+			{"language": "en", "groups": [{"group": "Start", "pages": ["index", "guide/setup"]}]},
+			{"language": "es", "groups": [{"group": "Inicio", "pages": ["es/index", "es/guide/setup"]}]}]}}`),
+		"index.mdx":          file("# Welcome\n"),
+		"guide/setup.mdx":    file("# Setup\n"),
+		"es/index.mdx":       file("# Bienvenido\n"),
+		"es/guide/setup.mdx": file("# Instalación\n"),
+	}
+	m := mustMapping(t, "pathPrefix: publish\nprojects: [{id: p, path: ''}]\n")
+	pages, _, err := ReadFSAs(fsys, m, DetectLayout(fsys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	ids := map[string]bool{}
+	for _, p := range pages {
+		got = append(got, p.label()+" "+p.URL+" "+p.Title)
+		ids[p.ID] = true
+	}
+	slices.Sort(got)
+	want := []string{
+		"publish/guide/setup.mdx (main) /guide/setup Setup",
+		"publish/guide/setup.mdx (main, es) /es/guide/setup Instalación",
+		"publish/index.mdx (main) / Welcome",
+		"publish/index.mdx (main, es) /es/ Bienvenido",
+	}
+	if !slices.Equal(got, want) || len(ids) != 4 {
+		t.Fatalf("pages\n%q\nwant\n%q (%d ids)", got, want, len(ids))
+	}
+	if w := SiteWarnings(fsys, Mintlify, m); len(w) != 1 || !strings.Contains(w[0], "languages es") {
+		t.Errorf("warnings %q, want one naming es", w)
+	}
+}

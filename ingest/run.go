@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 )
 
 // Options is one `wikigate ingest` run: a tree, its mapping, and the
@@ -32,6 +33,9 @@ type Result struct {
 	// NewDatasets is true when RAGFlow datasets were created: the policy's
 	// catalog must be updated.
 	NewDatasets bool
+	// Warnings name mapping URL rules that differ from the site's
+	// (SiteWarnings).
+	Warnings []string
 }
 
 // Failed counts the pages that failed in any backend (an unreadable page
@@ -58,7 +62,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Layout: layout, Pages: len(pages), Read: pages}
+	res := &Result{Layout: layout, Pages: len(pages), Read: pages,
+		Warnings: SiteWarnings(os.DirFS(o.Src), layout, o.Mapping)}
 	var errs []error
 	if o.Meili != nil {
 		rep, err := o.Meili.Run(ctx, pages, unreadable)

@@ -87,8 +87,9 @@ func ReadFSAs(fsys fs.FS, m *Mapping, layout Layout) ([]Page, []Failure, error) 
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading %s: %w", r.dir, err)
 		}
+		rm := r.urlMapping(m)
 		for _, f := range files {
-			page, err := readPage(fsys, r, f, m, layout.generator())
+			page, err := readPage(fsys, r, f, rm, layout.generator())
 			if err != nil {
 				fails = append(fails, Failure{Path: filepath.FromSlash(f), Err: err.Error(), id: page.ID})
 				continue

@@ -107,6 +107,31 @@ func TestResolveTrailingSlashSites(t *testing.T) {
 	}
 }
 
+// An MkDocs site with use_directory_urls: false publishes pages as .html
+// files and a folder's index as index.html: PageURL builds those URLs and
+// each resolves to its page, in every version.
+func TestHTMLFileSites(t *testing.T) {
+	m := mustParse(t, "pathPrefix: publish\nprojects: [{id: p, path: ''}]\nurl: {htmlFiles: true, base: /handbook}\n")
+	r, _, _ := NewResolver(m)
+	for _, c := range []struct{ version, rel, url, path string }{
+		{"main", "guide/setup.md", "/handbook/guide/setup.html", "publish/guide/setup"},
+		{"main", "guide/index.md", "/handbook/guide/index.html", "publish/guide/index.md"},
+		{"main", "README.md", "/handbook/index.html", "publish/index.md"},
+		{"v1.0", "guide/README.md", "/handbook/v1.0/guide/index.html", "publish/guide/index.md"},
+		{"v1.0", "faq.md", "/handbook/v1.0/faq.html", "publish/faq"},
+	} {
+		if got := m.PageURL(c.version, c.rel, ""); got != c.url {
+			t.Errorf("PageURL(%s, %s) = %s, want %s", c.version, c.rel, got, c.url)
+		}
+		if got, err := r.Resolve("https://docs.example.com" + c.url); err != nil || got.Path != c.path || got.Version != c.version {
+			t.Errorf("Resolve(%s) = %+v %v, want %s %s", c.url, got, err, c.path, c.version)
+		}
+	}
+	if got := m.PageURL("main", "guide/a.md", "/start"); got != "/handbook/start.html" {
+		t.Errorf("a slug's page is a file too: %s", got)
+	}
+}
+
 // PageURL and Resolve are one rule read both ways: every URL PageURL
 // builds (slugs aside) resolves to the page's section.
 func TestPageURLRoundTrips(t *testing.T) {
@@ -167,6 +192,7 @@ func TestParseRefusesMistakes(t *testing.T) {
 		"locale with a slash":      "projects: [{id: p}]\nurl: {locales: [fr/ca]}\n",
 		"unknown key":              "projects: [{id: p}]\nurl: {bsae: /docs/}\n",
 		"no projects":              "url: {base: /docs/}\n",
+		"html files with slashes":  "projects: [{id: p}]\nurl: {htmlFiles: true, trailingSlash: true}\n",
 	} {
 		if _, err := Parse([]byte(yaml), "m.yaml"); err == nil {
 			t.Errorf("%s was accepted", name)

@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -31,6 +32,11 @@ type URLRule struct {
 	// TrailingSlash publishes every page URL with a closing slash, as
 	// MkDocs does (/guide/setup/); default without (/guide/setup).
 	TrailingSlash bool `yaml:"trailingSlash"`
+	// HTMLFiles publishes every page as a file, as MkDocs does with
+	// use_directory_urls: false: /guide/setup.html, a folder's index page
+	// at /guide/index.html. Ingest sets it for an MkDocs tree whose
+	// mkdocs.yml says so.
+	HTMLFiles bool `yaml:"htmlFiles"`
 	// Table is the file (relative to the mapping file) holding the URL of
 	// every page as ingest stored it, written by `wikigate project`. The
 	// gate looks a URL up there first: it is how a page whose front matter
@@ -59,6 +65,9 @@ func (u *URLRule) normalize(current string) error {
 	}
 	if strings.Contains(u.Base, "//") || strings.ContainsAny(u.Base, "?#") {
 		return fmt.Errorf("url.base %q: want a URL path such as /docs/", u.Base)
+	}
+	if u.HTMLFiles && u.TrailingSlash {
+		return errors.New("url.htmlFiles and url.trailingSlash: a site publishes pages one way, pick one")
 	}
 	for _, l := range u.Locales {
 		if l == "" || strings.Contains(l, "/") {
@@ -137,10 +146,22 @@ func (m *Mapping) PageURL(version, rel, slug string) string {
 		p = seg + "/" + p
 	}
 	u := m.URL.Base + p
-	if m.URL.TrailingSlash && !strings.HasSuffix(u, "/") {
-		u += "/"
+	switch {
+	case m.URL.HTMLFiles:
+		return htmlFile(u)
+	case m.URL.TrailingSlash && !strings.HasSuffix(u, "/"):
+		return u + "/"
 	}
 	return u
+}
+
+// htmlFile is the file a page URL is served as on a site of .html files:
+// a folder's URL names its index.html.
+func htmlFile(u string) string {
+	if strings.HasSuffix(u, "/") {
+		return u + "index.html"
+	}
+	return u + ".html"
 }
 
 // isIndexName: index.md and README.md name their folder (Docusaurus and

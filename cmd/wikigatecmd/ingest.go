@@ -128,7 +128,7 @@ func (f *ingestFlags) run(ctx context.Context) error {
 	res, runErr := ingest.Run(ctx, opts)
 	if res != nil {
 		fmt.Printf("%s: %d pages read as a %s tree\n", f.src, res.Pages, res.Layout)
-		if warning := layoutWarning(res.Layout, m); warning != "" {
+		for _, warning := range res.Warnings {
 			fmt.Fprintln(os.Stderr, "warning: "+warning)
 		}
 		for _, rep := range res.Reports {
@@ -152,16 +152,6 @@ func (f *ingestFlags) run(ctx context.Context) error {
 		return fmt.Errorf("%d page(s) failed (see the ! lines)", n)
 	}
 	return nil
-}
-
-// layoutWarning names a mapping URL rule that does not match how the
-// layout's generator publishes pages: the URLs ingest stores would not be
-// the site's, and the gate would not recognise a question's page.
-func layoutWarning(l ingest.Layout, m *ingest.Mapping) string {
-	if l == ingest.MkDocs && !m.URL.TrailingSlash {
-		return "MkDocs publishes pages at /path/ (use_directory_urls): set url.trailingSlash: true in the mapping, unless the site sets use_directory_urls: false"
-	}
-	return ""
 }
 
 func (f *ingestFlags) options(m *ingest.Mapping) (ingest.Options, error) {
