@@ -14,12 +14,12 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
-	"github.com/wikigate/wikigate/rego/schema"
+	"github.com/wikigate/wikigate/policyschema"
 )
 
 // ErrDataSchema is wrapped by every refusal of policy data that does not
-// match rego/schema/data.json (rego/README.md "data.json").
-var ErrDataSchema = errors.New("policy data does not match rego/schema/data.json")
+// match policyschema/data.json (rego/README.md "data.json").
+var ErrDataSchema = errors.New("policy data does not match policyschema/data.json")
 
 // dataSchemaURL names the compiled data schema (its $id).
 const dataSchemaURL = "https://wikigate.dev/schema/policy-data.json"
@@ -32,17 +32,17 @@ const dataSchemaURL = "https://wikigate.dev/schema/policy-data.json"
 var dataSchema = mustDataSchema()
 
 func mustDataSchema() *jsonschema.Schema {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.Data))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(policyschema.Data))
 	if err != nil {
-		panic(fmt.Sprintf("rego/schema/data.json: %v", err)) // embedded at build time: a bad file fails every test
+		panic(fmt.Sprintf("policyschema/data.json: %v", err)) // embedded at build time: a bad file fails every test
 	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(dataSchemaURL, doc); err != nil {
-		panic(fmt.Sprintf("rego/schema/data.json: %v", err))
+		panic(fmt.Sprintf("policyschema/data.json: %v", err))
 	}
 	s, err := c.Compile(dataSchemaURL)
 	if err != nil {
-		panic(fmt.Sprintf("rego/schema/data.json: %v", err))
+		panic(fmt.Sprintf("policyschema/data.json: %v", err))
 	}
 	return s
 }
@@ -103,7 +103,10 @@ func leafProblems(ve *jsonschema.ValidationError) []string {
 func unknownMember(loc []string, schemaURL string) string {
 	name := loc[len(loc)-1]
 	msg := jsonPath(loc[:len(loc)-1]) + "." + name
-	if !isIdent(name) || len(loc) == 1 {
+	switch {
+	case len(loc) == 1 && isIdent(name):
+		msg = name // a top-level member, as data.json spells it
+	case !isIdent(name) || len(loc) == 1:
 		msg = jsonPath(loc)
 	}
 	msg += ": unknown member"
@@ -145,8 +148,8 @@ func isIndex(s string) bool {
 // members an object allows.
 var schemaDoc = func() map[string]any {
 	var doc map[string]any
-	if err := json.Unmarshal(schema.Data, &doc); err != nil {
-		panic(fmt.Sprintf("rego/schema/data.json: %v", err))
+	if err := json.Unmarshal(policyschema.Data, &doc); err != nil {
+		panic(fmt.Sprintf("policyschema/data.json: %v", err))
 	}
 	return doc
 }()

@@ -106,3 +106,22 @@ func TestDataSchemaNamesEachMismatch(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadRefusesATopLevelTypo: "agent" for "agents" at the top of
+// data.json left every agent ungranted and the new grants unread, and
+// loaded: the top level is closed now.
+func TestLoadRefusesATopLevelTypo(t *testing.T) {
+	dir := copyPolicyDir(t)
+	editData(t, dir, func(data map[string]any) {
+		data["agent"] = data["agents"]
+		delete(data, "agents")
+	})
+	_, err := policies.New(t.Context(), policies.Options{Dir: dir, SkipTests: true})
+	const want = `agent: unknown member, did you mean "agents"?`
+	if !errors.Is(err, policies.ErrDataSchema) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("New with a top-level typo: %v\nwant it refused naming %s", err, want)
+	}
+	if err := policies.CheckDir(t.Context(), dir); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("CheckDir: %v, want %s", err, want)
+	}
+}

@@ -14,8 +14,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
-
-	"github.com/wikigate/wikigate/rego/schema"
 )
 
 // prepared is one loaded policy: the prepared query, the revision of the
@@ -77,8 +75,10 @@ func readTree(dir string) (files, tests snapshot, err error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path == filepath.Join(dir, schema.Dir) {
-			return fs.SkipDir // the input and decision schemas: not policy data
+		if d.IsDir() && path == filepath.Join(dir, oldSchemaDir) {
+			if err := refuseOldSchemaFolder(path); err != nil {
+				return err
+			}
 		}
 		if path != dir && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
@@ -249,4 +249,23 @@ func nondeterministicCall(modules map[string]*ast.Module) string {
 		})
 	}
 	return found
+}
+
+// oldSchemaDir is where the JSON Schemas were kept inside the policy
+// folder before they moved out of it (to policyschema/ in the wikigate
+// repository, compiled into the gate).
+const oldSchemaDir = "schema"
+
+// refuseOldSchemaFolder refuses a policy folder that still holds the old
+// schema folder, with what to do: OPA's tools load every JSON file of it
+// as data.schema (a merge error that names nothing), and the gate loads
+// the folder as they do.
+func refuseOldSchemaFolder(path string) error {
+	for _, name := range []string{"input.json", "decision.json"} {
+		raw, err := os.ReadFile(filepath.Join(path, name))
+		if err == nil && strings.Contains(string(raw), `"$schema"`) {
+			return fmt.Errorf("%s holds JSON Schemas, which are no longer part of a policy folder (the gate has them built in; OPA's tools would load them as data.schema): delete the folder", path)
+		}
+	}
+	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/util"
 
-	"github.com/wikigate/wikigate/rego/schema"
+	"github.com/wikigate/wikigate/policyschema"
 )
 
 // policySchemas hands rego/schema to OPA's type checker: input.json as the
@@ -20,7 +20,7 @@ var policySchemas = mustSchemaSet()
 
 func mustSchemaSet() *ast.SchemaSet {
 	ss := ast.NewSchemaSet()
-	for ref, raw := range map[string][]byte{"": schema.Input, "schema.input": schema.Input, "schema.decision": schema.Decision} {
+	for ref, raw := range map[string][]byte{"": policyschema.Input, "schema.input": policyschema.Input, "schema.decision": policyschema.Decision} {
 		var doc any
 		if err := util.UnmarshalJSON(raw, &doc); err != nil {
 			panic(fmt.Sprintf("rego/schema: %v", err)) // embedded at build time: a bad file fails every test

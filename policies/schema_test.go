@@ -14,8 +14,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/wikigate/wikigate/policies"
+	"github.com/wikigate/wikigate/policyschema"
 	"github.com/wikigate/wikigate/protocol"
-	"github.com/wikigate/wikigate/rego/schema"
 )
 
 // misspell copies the shipped policy and turns its first reference to
@@ -68,23 +68,24 @@ func TestSchemaRefusesATypoAtLoad(t *testing.T) {
 	}
 }
 
-// TestSchemaShippedPolicyAndFolder: the shipped policy type-checks clean,
-// and the schema folder inside it is not policy data (its files would
-// otherwise be loaded as data.schema).
-func TestSchemaShippedPolicyAndFolder(t *testing.T) {
+// TestSchemaShippedPolicyAndOldFolder: the shipped policy type-checks
+// clean; a policy folder that still holds the schemas in schema/ (where
+// they were before they moved to policyschema/) is refused with what to do,
+// since OPA's tools would load them as data.schema and stop with a merge
+// error that names nothing.
+func TestSchemaShippedPolicyAndOldFolder(t *testing.T) {
 	if err := policies.CheckDir(context.Background(), defaultPolicyDir); err != nil {
 		t.Fatal(err)
 	}
-	with := copyPolicyDirWithTests(t)
-	writeFile(t, with, "schema/input.json", string(schema.Input))
-	writeFile(t, with, "schema/decision.json", string(schema.Decision))
-	without := copyPolicyDirWithTests(t)
-	if a, b := newEngine(t, with).Revision(), newEngine(t, without).Revision(); a != b {
-		t.Errorf("the schema folder changed the revision (%s vs %s): it was read as policy", a, b)
+	if _, err := os.Stat(filepath.Join(defaultPolicyDir, "schema")); err == nil {
+		t.Error("rego/schema exists: OPA's tools would load it as data.schema")
 	}
-	onDisk, err := os.ReadFile(filepath.Join(defaultPolicyDir, schema.Dir, "input.json"))
-	if err != nil || !bytes.Equal(onDisk, schema.Input) {
-		t.Errorf("rego/schema/input.json and the embedded schema differ (%v)", err)
+	with := copyPolicyDirWithTests(t)
+	writeFile(t, with, "schema/input.json", string(policyschema.Input))
+	writeFile(t, with, "schema/decision.json", string(policyschema.Decision))
+	_, err := policies.New(context.Background(), policies.Options{Dir: with, SkipTests: true})
+	if err == nil || !strings.Contains(err.Error(), "no longer part of a policy folder") || !strings.Contains(err.Error(), "delete the folder") {
+		t.Errorf("a policy folder with the old schema folder: %v", err)
 	}
 }
 
@@ -106,24 +107,24 @@ func TestSchemasDescribeRealCalls(t *testing.T) {
 	inputs := []policies.Input{agentCall("kunora-coding-agent", "search", full), agentCall("nobody", "search", nil),
 		getPage, human, turn, sso, agentCall("kunora-coding-agent", "create_feedback", nil)}
 	for i, in := range inputs {
-		matchSchema(t, in, schema.Input)
+		matchSchema(t, in, policyschema.Input)
 		d, err := e.Decide(context.Background(), in)
 		if err != nil {
 			t.Fatalf("input %d: %v", i, err)
 		}
-		matchSchema(t, policies.WireOf(d), schema.Decision)
+		matchSchema(t, policies.WireOf(d), policyschema.Decision)
 		tool := policies.Input{Endpoint: in.Endpoint, Tool: in.Tool, Action: in.Action, SiteMode: in.SiteMode, Caller: in.Caller}
-		matchSchema(t, tool, schema.Input)
+		matchSchema(t, tool, policyschema.Input)
 	}
 	// and the schemas are not vacuous: a misspelt field is not an input
 	var bad map[string]any
 	raw, _ := json.Marshal(inputs[0])
 	_ = json.Unmarshal(raw, &bad)
 	bad["scope"].(map[string]any)["paht"] = []string{"x"}
-	if ok, _ := schemaMatches(t, bad, schema.Input); ok {
+	if ok, _ := schemaMatches(t, bad, policyschema.Input); ok {
 		t.Error("input.json accepts scope.paht")
 	}
-	if ok, _ := schemaMatches(t, map[string]any{"allow": true}, schema.Decision); ok {
+	if ok, _ := schemaMatches(t, map[string]any{"allow": true}, policyschema.Decision); ok {
 		t.Error("decision.json accepts an allow without scope or datasets")
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/wikigate/wikigate/policies"
-	"github.com/wikigate/wikigate/rego/schema"
 )
 
 // ExplainOptions say which decision to explain with which policy.
@@ -157,10 +156,10 @@ func traceOf(ctx context.Context, dir, query string, input json.RawMessage) ([]*
 	return *buf, nil
 }
 
-// skipTests leaves out the *_test.rego and the schema folder, as the gate
+// skipTests leaves out the *_test.rego and hidden entries, as the gate
 // does.
 func skipTests(path string, info fs.FileInfo, depth int) bool {
-	return (!info.IsDir() && strings.HasSuffix(info.Name(), "_test.rego")) || schema.Exclude(path, info, depth)
+	return (!info.IsDir() && strings.HasSuffix(info.Name(), "_test.rego")) || (depth >= 1 && strings.HasPrefix(info.Name(), "."))
 }
 
 // heldRules lists, in the order they held, each wikigate rule whose body

@@ -12,7 +12,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/loader"
 
 	"github.com/wikigate/wikigate/policies"
-	"github.com/wikigate/wikigate/rego/schema"
 )
 
 // DiffOptions say which two policies `wikigate policy diff` compares.
@@ -103,7 +102,7 @@ func notPolicyData(abs string, info fs.FileInfo, depth int) bool {
 	if depth > 0 && strings.HasPrefix(info.Name(), ".") {
 		return true
 	}
-	return schema.Exclude(abs, info, depth) || (!info.IsDir() && strings.HasSuffix(info.Name(), "_test.rego"))
+	return !info.IsDir() && strings.HasSuffix(info.Name(), "_test.rego")
 }
 
 // Print writes the widenings first, each in plain words, then the rest and

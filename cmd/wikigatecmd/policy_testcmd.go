@@ -20,7 +20,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wikigate/wikigate/policies"
-	"github.com/wikigate/wikigate/rego/schema"
 )
 
 // policyTestTimeout bounds one test rule, as the gate's reload does, so a
@@ -93,11 +92,10 @@ func (f *testFlags) run(ctx context.Context) error {
 }
 
 // notPolicy is the loader filter (true leaves the entry out) for what the
-// gate does not load from a policy folder: the schema folder (else it
-// would be data.schema) and hidden entries (editors' files, ConfigMap
+// gate does not load from a policy folder: hidden entries (editors' files, ConfigMap
 // ..data directories).
 func notPolicy(path string, info fs.FileInfo, depth int) bool {
-	return schema.Exclude(path, info, depth) || (depth >= 1 && strings.HasPrefix(info.Name(), "."))
+	return depth >= 1 && strings.HasPrefix(info.Name(), ".")
 }
 
 // runPolicyTests runs every test_* rule, prints each like `opa test -v`,

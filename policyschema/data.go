@@ -1,4 +1,4 @@
-package schema
+package policyschema
 
 import _ "embed"
 
