@@ -71,7 +71,7 @@ type meiliFacetHit struct {
 // keeps the counts the scope admits (scopedFacets, as on search) and
 // offers those whose value starts with facetQuery.
 func (g *Gateway) runMeiliFacetSearch(ctx context.Context, c *call) (any, error) {
-	if c.pathID != g.indexUID(c) {
+	if _, ok := g.viewOf(c, c.pathID); !ok {
 		return nil, indexNotFound(c.pathID, -1)
 	}
 	req := c.req.(*meiliFacetRequest)

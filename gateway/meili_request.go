@@ -28,12 +28,19 @@ type meiliQuery struct {
 	HighlightPostTag      *string  `json:"highlightPostTag"`
 	Filter                any      `json:"filter"`
 	Facets                []string `json:"facets"`
+	// Sent by current meilisearch-js and instant-meilisearch (README,
+	// People's search and feedback: accepted search parameters).
+	Sort                  []string `json:"sort"`
+	MatchingStrategy      *string  `json:"matchingStrategy"`
+	ShowRankingScore      *bool    `json:"showRankingScore"`
+	RankingScoreThreshold *float64 `json:"rankingScoreThreshold"`
 	filter                string   // the caller's filter, parsed and rendered again
 }
 
 // meiliSupported names the accepted fields in refusals of unknown ones.
 const meiliSupported = "q, limit, offset, hitsPerPage, page, attributesToRetrieve, attributesToHighlight, " +
-	"attributesToCrop, cropLength, cropMarker, highlightPreTag, highlightPostTag, filter, facets"
+	"attributesToCrop, cropLength, cropMarker, highlightPreTag, highlightPostTag, filter, facets, sort, " +
+	"matchingStrategy, showRankingScore, rankingScoreThreshold"
 
 // Bounds of a docs search box's query: a page of results, not an export.
 const (
@@ -94,6 +101,9 @@ func (q *meiliQuery) validate() error {
 		fewNames("attributesToHighlight", q.AttributesToHighlight),
 		fewNames("attributesToCrop", q.AttributesToCrop),
 		facetNames(q.Facets),
+		sortNames(q.Sort),
+		matchingStrategy(q.MatchingStrategy),
+		rankingScoreThreshold(q.RankingScoreThreshold),
 	}
 	for _, err := range checks {
 		if err != nil {
@@ -139,6 +149,59 @@ func facetNames(vs []string) error {
 				cutUTF8(v, 64), strings.Join(meiliFacets, ", "))
 			return meiliCoded(invalid(msg), "invalid_search_facets")
 		}
+	}
+	return nil
+}
+
+// meiliSortable are the attributes a sort may name: the page index's
+// sortable attributes, which it has none of (ingest's IndexSettings), so
+// every sort is refused as Meilisearch refuses it on such an index, before
+// any backend call, rather than failing there as search_unavailable.
+var meiliSortable []string
+
+// sortNames checks each sort expression ("attribute:asc" or ":desc") as
+// Meilisearch does: its syntax, then that the attribute is sortable.
+func sortNames(exprs []string) error {
+	for _, e := range exprs {
+		name, dir, _ := cutLast(e, ":")
+		if dir != "asc" && dir != "desc" {
+			msg := fmt.Sprintf("Invalid syntax for the sort parameter: expected expression ending by `:asc` or `:desc`, found `%s`.", cutUTF8(e, 64))
+			return meiliCoded(invalid(msg), "invalid_search_sort")
+		}
+		if !slices.Contains(meiliSortable, name) {
+			msg := fmt.Sprintf("Attribute `%s` is not sortable. This index does not have configured sortable attributes.", cutUTF8(name, 64))
+			if len(meiliSortable) > 0 {
+				msg = fmt.Sprintf("Attribute `%s` is not sortable. Available sortable attributes are: `%s`.", cutUTF8(name, 64), strings.Join(meiliSortable, ", "))
+			}
+			return meiliCoded(invalid(msg), "invalid_search_sort")
+		}
+	}
+	return nil
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+// meiliMatchingStrategies are Meilisearch's values of matchingStrategy.
+var meiliMatchingStrategies = []string{"last", "all", "frequency"}
+
+func matchingStrategy(v *string) error {
+	if v != nil && !slices.Contains(meiliMatchingStrategies, *v) {
+		msg := fmt.Sprintf("Unknown value `%s` at `.matchingStrategy`: expected one of `last`, `all`, `frequency`", cutUTF8(*v, 64))
+		return meiliCoded(invalid(msg), "invalid_search_matching_strategy")
+	}
+	return nil
+}
+
+func rankingScoreThreshold(v *float64) error {
+	if v != nil && !(*v >= 0 && *v <= 1) {
+		msg := "Invalid value at `.rankingScoreThreshold`: the value of `rankingScoreThreshold` is invalid, expected a float between `0.0` and `1.0`."
+		return meiliCoded(invalid(msg), "invalid_search_ranking_score_threshold")
 	}
 	return nil
 }
@@ -219,7 +282,12 @@ func decodeMeili[T any, P interface {
 	}
 	pe := protocol.AsError(err)
 	if strings.Contains(pe.Message, "unknown field") {
-		return nil, invalid(pe.Message + "; supported search parameters: " + meiliSupported + " (and indexUid in multi-search queries; facetName, facetQuery, exhaustiveFacetCount in a facet-search)")
+		msg := pe.Message + "; supported search parameters: " + meiliSupported + " (and indexUid in multi-search queries; facetName, facetQuery, exhaustiveFacetCount in a facet-search)"
+		if strings.Contains(pe.Message, `"attributesToSnippet"`) {
+			// InstantSearch's name, which instant-meilisearch translates.
+			msg += "; Meilisearch's name for attributesToSnippet is attributesToCrop (\"content:20\" or \"content\" with cropLength)"
+		}
+		return nil, invalid(msg)
 	}
 	return nil, err
 }

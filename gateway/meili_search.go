@@ -69,11 +69,12 @@ func indexNotFound(uid string, inMulti int) error {
 }
 
 func (g *Gateway) runMeiliSearch(ctx context.Context, c *call) (any, error) {
-	if c.pathID != g.indexUID(c) {
+	view, ok := g.viewOf(c, c.pathID)
+	if !ok {
 		return nil, indexNotFound(c.pathID, -1)
 	}
 	req := c.req.(*meiliSearchRequest)
-	return g.meiliSearch(ctx, c, &req.meiliQuery)
+	return g.meiliSearch(ctx, c, &req.meiliQuery, view)
 }
 
 // meiliMultiResponse is a non-federated multi-search answer.
@@ -86,14 +87,17 @@ type meiliMultiResponse struct {
 // Meilisearch's does.
 func (g *Gateway) runMeiliMulti(ctx context.Context, c *call) (any, error) {
 	qs := *c.req.(*meiliMultiRequest).Queries
+	views := make([]meiliView, len(qs))
 	for i, q := range qs {
-		if *q.IndexUID != g.indexUID(c) {
+		view, ok := g.viewOf(c, *q.IndexUID)
+		if !ok {
 			return nil, indexNotFound(*q.IndexUID, i)
 		}
+		views[i] = view
 	}
 	out := meiliMultiResponse{Results: make([]meiliResult, 0, len(qs))}
 	for i := range qs {
-		res, err := g.meiliSearch(ctx, c, &qs[i].meiliQuery)
+		res, err := g.meiliSearch(ctx, c, &qs[i].meiliQuery, views[i])
 		if err != nil {
 			return nil, err
 		}
@@ -105,9 +109,14 @@ func (g *Gateway) runMeiliMulti(ctx context.Context, c *call) (any, error) {
 
 // meiliSearch runs one query inside the decided scope and answers
 // Meilisearch's response shape with the in-scope hits only.
-func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery) (meiliResult, error) {
-	shown := retrievedAttributes(q.AttributesToRetrieve)
-	p := meiliParams(q, c.decision.Scope, shown)
+func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery, view meiliView) (meiliResult, error) {
+	shown := retrievedAttributes(q.AttributesToRetrieve, view.attributes())
+	p := meiliParams(q, c.decision.Scope, view.backendAttributes(shown))
+	if view == docsView {
+		// The gate builds, highlights and crops the records itself.
+		p.AttributesToHighlight, p.AttributesToCrop = nil, nil
+		p.CropLength, p.CropMarker, p.HighlightPreTag, p.HighlightPostTag = 0, "", "", ""
+	}
 	resp, err := g.search(ctx, c, p)
 	if err != nil {
 		return meiliResult{}, err
@@ -124,7 +133,16 @@ func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery) (meil
 	hits := make([]map[string]any, 0, len(kept))
 	if !q.countOnly() { // else the one hit asked for (meiliParams) is not shown
 		for _, h := range kept {
-			hits = append(hits, meiliHit(h, shown, formatted))
+			var hit map[string]any
+			if view == docsView {
+				hit = docsHit(h, q, shown)
+			} else {
+				hit = meiliHit(h, shown, formatted)
+			}
+			if q.ShowRankingScore != nil && *q.ShowRankingScore {
+				hit["_rankingScore"] = h.RankingScore
+			}
+			hits = append(hits, hit)
 		}
 	}
 	res := meiliResultOf(q, resp, hits, dropped)
@@ -163,6 +181,11 @@ func meiliParams(q *meiliQuery, eff protocol.Scope, shown []string) meili.Search
 		Page:                  q.Page,
 		HitsPerPage:           q.HitsPerPage,
 		Facets:                union(nil, q.Facets),
+		ShowRankingScore:      q.ShowRankingScore != nil && *q.ShowRankingScore,
+		RankingScoreThreshold: q.RankingScoreThreshold,
+	}
+	if q.MatchingStrategy != nil {
+		p.MatchingStrategy = *q.MatchingStrategy
 	}
 	p.Limit, p.Offset = deref(q.Limit), deref(q.Offset)
 	if q.countOnly() {
@@ -180,15 +203,15 @@ func meiliParams(q *meiliQuery, eff protocol.Scope, shown []string) meili.Search
 	return p
 }
 
-// retrievedAttributes are the shown fields: those asked for that the gate
-// shows (others are ignored, as Meilisearch ignores unknown attributes),
+// retrievedAttributes are the shown fields: those asked for that the view
+// serves (others are ignored, as Meilisearch ignores unknown attributes),
 // all of them when none or "*" was asked.
-func retrievedAttributes(asked []string) []string {
+func retrievedAttributes(asked, served []string) []string {
 	if len(asked) == 0 || slices.Contains(asked, "*") {
-		return meiliAttributes
+		return served
 	}
 	var out []string
-	for _, a := range meiliAttributes {
+	for _, a := range served {
 		if slices.Contains(asked, a) {
 			out = append(out, a)
 		}

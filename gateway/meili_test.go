@@ -13,10 +13,15 @@ import (
 )
 
 func TestMeiliDecodeRefusesUnknownFieldsNamingTheSupportedOnes(t *testing.T) {
-	_, err := decodeMeili[meiliSearchRequest]([]byte(`{"q":"x","sort":["title:asc"]}`))
+	_, err := decodeMeili[meiliSearchRequest]([]byte(`{"q":"x","distinct":"title"}`))
 	pe := protocol.AsError(err)
-	if pe.Code != protocol.CodeInvalidRequest || !strings.Contains(pe.Message, `"sort"`) || !strings.Contains(pe.Message, "attributesToHighlight") {
+	if pe.Code != protocol.CodeInvalidRequest || !strings.Contains(pe.Message, `"distinct"`) || !strings.Contains(pe.Message, "attributesToHighlight") ||
+		!strings.Contains(pe.Message, "matchingStrategy") {
 		t.Fatalf("unknown field: %v", err)
+	}
+	_, err = decodeMeili[meiliSearchRequest]([]byte(`{"q":"x","attributesToSnippet":["content:20"]}`))
+	if msg := protocol.AsError(err).Message; !strings.Contains(msg, "attributesToSnippet is attributesToCrop") {
+		t.Fatalf("attributesToSnippet: %v", err)
 	}
 	for _, body := range []string{`{"q":"a","q":"b"}`, "{\"q\":\"\xff\"}", `{"queries":[{"indexUid":"x","indexUid":"y"}]}`} {
 		_, err1 := decodeMeili[meiliSearchRequest]([]byte(body))
@@ -79,7 +84,7 @@ func TestMeiliMultiValidationNamesTheQuery(t *testing.T) {
 func TestMeiliParamsNarrowTheDecidedFilter(t *testing.T) {
 	eff := protocol.Scope{Projects: []string{"p"}, Paths: []string{"publish/p"}, Version: "main"}
 	q := meiliQuery{filter: `status = "working"`, AttributesToRetrieve: []string{"title", "pathPrefixes"}, AttributesToHighlight: []string{"*"}}
-	p := meiliParams(&q, eff, retrievedAttributes(q.AttributesToRetrieve))
+	p := meiliParams(&q, eff, retrievedAttributes(q.AttributesToRetrieve, meiliAttributes))
 	if want := "(" + meili.Filter(eff) + `) AND (status = "working")`; p.Filter != want {
 		t.Fatalf("filter %q, want %q", p.Filter, want)
 	}

@@ -1,6 +1,7 @@
 package meili
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/wikigate/wikigate/protocol"
@@ -36,7 +37,29 @@ func (p *SearchParams) appendJSON(dst []byte) []byte {
 		dst = strconv.AppendInt(append(dst, `,"hitsPerPage":`...), int64(*p.HitsPerPage), 10)
 	}
 	dst = appendStringsField(dst, `,"facets":`, p.Facets)
+	dst = appendStringField(dst, `,"matchingStrategy":`, p.MatchingStrategy)
+	if p.RankingScoreThreshold != nil {
+		dst = appendFloat(append(dst, `,"rankingScoreThreshold":`...), *p.RankingScoreThreshold)
+	}
 	return append(dst, '}')
+}
+
+// appendFloat appends f as encoding/json writes a float64: the shortest
+// decimal, in exponent form (two-digit exponent at least) below 1e-6 or
+// from 1e21 on.
+func appendFloat(dst []byte, f float64) []byte {
+	abs := math.Abs(f)
+	if abs == 0 || (abs >= 1e-6 && abs < 1e21) {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
+	// e-07 → e-7, as encoding/json writes it
+	if n := len(dst) - start; n >= 4 && dst[len(dst)-4] == 'e' && dst[len(dst)-3] == '-' && dst[len(dst)-2] == '0' {
+		dst[len(dst)-2] = dst[len(dst)-1]
+		dst = dst[:len(dst)-1]
+	}
+	return dst
 }
 
 // appendIntField appends name and v unless v is 0 (omitempty).

@@ -10,6 +10,7 @@ import (
 // json.Marshal escapes (HTML, quotes, control bytes, invalid UTF-8).
 func searchParamsCases() []SearchParams {
 	zero, two, neg := 0, 2, -1
+	half, tiny, zeroF, huge := 0.5, 1e-7, 0.0, 3e21
 	odd := "a<b>&\"c\\\n\x01\xff\u2028é"
 	return []SearchParams{
 		{},
@@ -20,6 +21,10 @@ func searchParamsCases() []SearchParams {
 			CropLength: 1, CropMarker: odd, AttributesToHighlight: []string{"title", odd}, HighlightPreTag: "<em>",
 			HighlightPostTag: "</em>", Page: &zero, HitsPerPage: &two, Facets: []string{"project", "version"}},
 		{Filter: "f", Page: &neg, Facets: []string{}},
+		{Filter: "f", MatchingStrategy: "all", RankingScoreThreshold: &half},
+		{Filter: "f", MatchingStrategy: odd, RankingScoreThreshold: &tiny},
+		{Filter: "f", RankingScoreThreshold: &zeroF},
+		{Filter: "f", RankingScoreThreshold: &huge},
 	}
 }
 
@@ -39,7 +44,10 @@ func FuzzSearchParamsAppendJSON(f *testing.F) {
 	f.Add("agent memory", `version = "main"`, 6, 0, "content", "<em>", true)
 	f.Fuzz(func(t *testing.T, q, filter string, limit, page int, attr, tag string, score bool) {
 		p := SearchParams{Query: q, Filter: filter, Limit: limit, AttributesToCrop: []string{attr, q},
-			HighlightPreTag: tag, ShowRankingScore: score}
+			HighlightPreTag: tag, ShowRankingScore: score, MatchingStrategy: tag}
+		if threshold := float64(limit) / float64(page|1); score {
+			p.RankingScoreThreshold = &threshold
+		}
 		if page%2 == 0 {
 			p.Page = &page
 		}

@@ -32,6 +32,11 @@ type SearchParams struct {
 	Page                  *int     `json:"page,omitempty"`
 	HitsPerPage           *int     `json:"hitsPerPage,omitempty"`
 	Facets                []string `json:"facets,omitempty"`
+	// What current clients add (meilisearch-js, instant-meilisearch):
+	// which query words must match ("last", "all", "frequency") and the
+	// lowest ranking score a hit may have (0..1).
+	MatchingStrategy      string   `json:"matchingStrategy,omitempty"`
+	RankingScoreThreshold *float64 `json:"rankingScoreThreshold,omitempty"`
 }
 
 // validate refuses what is the caller's bug, not the backend's.
