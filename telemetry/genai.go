@@ -1,0 +1,98 @@
+package telemetry
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// GenAI semantic convention names (OpenTelemetry semantic conventions,
+// gen-ai spans), written out so a reader can grep a backend for them.
+const (
+	GenAIOperationName   = attribute.Key("gen_ai.operation.name")
+	GenAIProviderName    = attribute.Key("gen_ai.provider.name")
+	GenAIRequestModel    = attribute.Key("gen_ai.request.model")
+	GenAIResponseModel   = attribute.Key("gen_ai.response.model")
+	GenAIFinishReasons   = attribute.Key("gen_ai.response.finish_reasons")
+	GenAIInputTokens     = attribute.Key("gen_ai.usage.input_tokens")
+	GenAIOutputTokens    = attribute.Key("gen_ai.usage.output_tokens")
+	GenAIDataSourceID    = attribute.Key("gen_ai.data_source.id")
+	GenAIInputMessages   = attribute.Key("gen_ai.input.messages")
+	GenAIOutputMessages  = attribute.Key("gen_ai.output.messages")
+	GenAIToolName        = attribute.Key("gen_ai.tool.name")
+	GenAIOutputType      = attribute.Key("gen_ai.output.type")
+	ProviderRAGFlow      = "ragflow"
+	OperationChat        = "chat"
+	OperationRetrieval   = "retrieval"
+	OperationExecuteTool = "execute_tool"
+)
+
+// DefaultModel is gen_ai.request.model of the gate's completions: the
+// gate names no model, so RAGFlow's default LLM for the API key's tenant
+// answers (docs/operators.md, Tracing).
+const DefaultModel = "ragflow-default"
+
+// StartGeneration begins the client span of one model call, named as the
+// conventions ask ("chat ragflow-default"), with its request attributes.
+func StartGeneration(ctx context.Context, messages int) (context.Context, Span) {
+	return Start(ctx, OperationChat+" "+DefaultModel, trace.SpanKindClient,
+		GenAIOperationName.String(OperationChat),
+		GenAIProviderName.String(ProviderRAGFlow),
+		GenAIRequestModel.String(DefaultModel),
+		GenAIOutputType.String("text"),
+		attribute.Int("wikigate.prompt.messages", messages))
+}
+
+// Usage is what a completion reported of its cost; a zero count is
+// unknown and left out of the span.
+type Usage struct {
+	InputTokens, OutputTokens int
+	Model                     string   // the model that answered, when RAGFlow says
+	FinishReasons             []string // e.g. ["stop"]
+}
+
+// EndGeneration records a model call's response attributes and ends it.
+func EndGeneration(s Span, u Usage, err error) {
+	if !s.Recording() {
+		return
+	}
+	if u.InputTokens > 0 {
+		s.Set(GenAIInputTokens.Int(u.InputTokens))
+	}
+	if u.OutputTokens > 0 {
+		s.Set(GenAIOutputTokens.Int(u.OutputTokens))
+	}
+	if u.Model != "" {
+		s.Set(GenAIResponseModel.String(u.Model))
+	}
+	if len(u.FinishReasons) > 0 {
+		s.Set(GenAIFinishReasons.StringSlice(u.FinishReasons))
+	}
+	s.Fail(err, "ragflow_unavailable")
+	s.End()
+}
+
+// StartRetrieval begins the client span of one retrieval from RAGFlow
+// ("retrieval ragflow"), with the datasets the decision allowed.
+func StartRetrieval(ctx context.Context, datasets []string, pageSize int) (context.Context, Span) {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx, Span{}
+	}
+	return Start(ctx, OperationRetrieval+" "+ProviderRAGFlow, trace.SpanKindClient,
+		GenAIOperationName.String(OperationRetrieval),
+		GenAIProviderName.String(ProviderRAGFlow),
+		GenAIDataSourceID.StringSlice(datasets),
+		attribute.Int("wikigate.retrieval.page_size", pageSize))
+}
+
+// SetText records the question and the answer on a generation span, as
+// the conventions' input and output messages, only when the operator
+// opted in (Options.RecordText); otherwise it does nothing.
+func (p *Provider) SetText(s Span, question, answer string) {
+	if !p.RecordText() || !s.Recording() {
+		return
+	}
+	s.Set(GenAIInputMessages.String(`[{"role":"user","parts":[{"type":"text","content":`+quote(question)+`}]}]`),
+		GenAIOutputMessages.String(`[{"role":"assistant","parts":[{"type":"text","content":`+quote(answer)+`}]}]`))
+}

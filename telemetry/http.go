@@ -1,0 +1,125 @@
+package telemetry
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// StartServer begins the server span of one gate call, named name
+// ("POST /agent/tools/ask", "tools/call ask"). Its parent is the span
+// already in ctx when Caddy's tracing directive made one, else the W3C
+// traceparent (and tracestate) the caller sent in header, else none: a
+// new trace. With tracing off (nil p) and no span in ctx, it returns ctx
+// unchanged and a zero Span, without reading the header.
+func (p *Provider) StartServer(ctx context.Context, header http.Header, name string, attrs ...attribute.KeyValue) (context.Context, Span) {
+	if p == nil {
+		return Start(ctx, name, trace.SpanKindServer, attrs...)
+	}
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = p.prop.Extract(ctx, propagation.HeaderCarrier(header))
+	}
+	ctx, s := p.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	return ctx, Span{s}
+}
+
+// HTTPServerAttrs are the HTTP semantic conventions' request attributes
+// of a server span: method, route (the gate's endpoint pattern, low
+// cardinality) and path.
+func HTTPServerAttrs(r *http.Request, route string) []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.String("http.request.method", r.Method),
+		attribute.String("http.route", route),
+		attribute.String("url.path", r.URL.Path),
+	}
+}
+
+// Transport wraps base so that each backend request made under a
+// recording span gets its own client span (HTTP semantic conventions:
+// method, server address and port, path, status) and carries that span's
+// W3C traceparent, so RAGFlow's and Meilisearch's logs and traces join
+// the caller's trace. A request under no recording span goes to base
+// untouched.
+func Transport(base http.RoundTripper) http.RoundTripper {
+	return &transport{base: base, prop: propagation.TraceContext{}}
+}
+
+type transport struct {
+	base http.RoundTripper
+	prop propagation.TextMapPropagator
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !trace.SpanFromContext(req.Context()).IsRecording() {
+		return t.base.RoundTrip(req)
+	}
+	ctx, span := Start(req.Context(), req.Method, trace.SpanKindClient, clientAttrs(req)...)
+	req = req.Clone(ctx) // a RoundTripper must not modify the caller's request
+	t.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		span.Fail(err, "transport")
+		span.End()
+		return nil, err
+	}
+	span.Set(attribute.Int("http.response.status_code", resp.StatusCode))
+	if resp.StatusCode >= 500 {
+		span.Fail(errStatus(resp.StatusCode), strconv.Itoa(resp.StatusCode))
+	}
+	resp.Body = &endOnClose{ReadCloser: resp.Body, span: span}
+	return resp, nil
+}
+
+// clientAttrs are a client span's request attributes. Only the path: a
+// query may hold a question (Meilisearch's q is in the body, but a GET
+// could carry one).
+func clientAttrs(req *http.Request) []attribute.KeyValue {
+	host, port := req.URL.Hostname(), req.URL.Port()
+	if port == "" {
+		port = "80"
+		if req.URL.Scheme == "https" {
+			port = "443"
+		}
+	}
+	n, _ := strconv.Atoi(port)
+	return []attribute.KeyValue{
+		attribute.String("http.request.method", req.Method),
+		attribute.String("server.address", host),
+		attribute.Int("server.port", n),
+		attribute.String("url.path", req.URL.Path),
+	}
+}
+
+type errStatus int
+
+func (e errStatus) Error() string { return "HTTP " + strconv.Itoa(int(e)) }
+
+// endOnClose ends the client span when the body is closed: a streamed
+// completion's span covers the whole stream, not only its headers.
+type endOnClose struct {
+	io.ReadCloser
+	span Span
+	done bool
+}
+
+func (b *endOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	if !b.done {
+		b.done = true
+		b.span.End()
+	}
+	return err
+}
+
+// CloseIdleConnections passes http.Client.CloseIdleConnections on to the
+// wrapped transport.
+func (t *transport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

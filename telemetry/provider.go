@@ -1,0 +1,161 @@
+// Package telemetry is wikigate's OpenTelemetry tracing (README, Tracing):
+// a span for each stage of a call, the GenAI semantic conventions on the
+// model call, the MCP conventions on tools/call, and the W3C trace context
+// accepted from callers and sent on to the backends.
+//
+// Tracing is on only when the standard OpenTelemetry environment variables
+// name an exporter (OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT,
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). Off, New returns a nil *Provider and
+// every helper here is a branch on a nil pointer or a non-recording span:
+// no allocation, no lock, no header written.
+//
+// The package imports no Caddy; caddymodule builds the Provider.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope of every span the gate makes.
+const ScopeName = "github.com/wikigate/wikigate"
+
+// Options tune New.
+type Options struct {
+	// Getenv reads the environment; nil reads the process's (os.Getenv).
+	Getenv func(string) string
+	// RecordText is the operator's opt-in to put question and answer text
+	// in spans: the same setting as audit records' log_questions. Without
+	// it spans carry counts, codes and ids, never text a person wrote.
+	RecordText bool
+	// ServiceVersion is the service.version resource attribute.
+	ServiceVersion string
+	// Exporter replaces the exporter the environment names (tests).
+	Exporter sdktrace.SpanExporter
+}
+
+// Provider makes the gate's spans and exports them. A nil *Provider is
+// tracing switched off; all its methods accept a nil receiver.
+type Provider struct {
+	tp         *sdktrace.TracerProvider
+	tracer     trace.Tracer
+	prop       propagation.TextMapPropagator
+	recordText bool
+}
+
+// errUnknownExporter refuses an OTEL_TRACES_EXPORTER this gate cannot
+// honour, rather than starting without the traces the operator asked for.
+var errUnknownExporter = errors.New("OTEL_TRACES_EXPORTER must be otlp or none")
+
+// New builds the Provider the environment asks for, or returns nil (off)
+// when no exporter is named, OTEL_TRACES_EXPORTER is none, or
+// OTEL_SDK_DISABLED is true. The OTLP exporter itself reads the rest of
+// the standard variables (endpoint, headers, protocol, timeout), and the
+// SDK reads OTEL_TRACES_SAMPLER and the batch processor's OTEL_BSP_*.
+// Nothing here dials: the exporter connects when it first sends.
+func New(ctx context.Context, o Options) (*Provider, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	exp := o.Exporter
+	if exp == nil {
+		on, err := wanted(getenv)
+		if err != nil || !on {
+			return nil, err
+		}
+		if exp, err = newExporter(ctx, getenv); err != nil {
+			return nil, fmt.Errorf("tracing: %w", err)
+		}
+	}
+	res, err := resource.New(ctx, resource.WithFromEnv(), resource.WithTelemetrySDK(),
+		resource.WithAttributes(attribute.String("service.name", serviceName(getenv)), attribute.String("service.version", o.ServiceVersion)))
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("tracing: resource: %w", err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	return &Provider{
+		tp:         tp,
+		tracer:     tp.Tracer(ScopeName),
+		prop:       propagation.TraceContext{},
+		recordText: o.RecordText,
+	}, nil
+}
+
+// wanted reads whether the environment names a trace exporter.
+func wanted(getenv func(string) string) (bool, error) {
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
+		return false, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER"))) {
+	case "none":
+		return false, nil
+	case "otlp":
+		return true, nil
+	case "":
+		return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "", nil
+	default:
+		return false, fmt.Errorf("%w, not %q", errUnknownExporter, getenv("OTEL_TRACES_EXPORTER"))
+	}
+}
+
+// newExporter is the OTLP exporter over the protocol the environment
+// names: http/protobuf (the specification's default) or grpc.
+func newExporter(ctx context.Context, getenv func(string) string) (*otlptrace.Exporter, error) {
+	proto := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if proto == "" {
+		proto = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	switch strings.TrimSpace(proto) {
+	case "", "http/protobuf":
+		return otlptracehttp.New(ctx)
+	case "grpc":
+		return otlptracegrpc.New(ctx)
+	default:
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or grpc, not %q", proto)
+	}
+}
+
+// serviceName is OTEL_SERVICE_NAME, else "wikigate" (the SDK's default
+// would be unknown_service).
+func serviceName(getenv func(string) string) string {
+	if n := getenv("OTEL_SERVICE_NAME"); n != "" {
+		return n
+	}
+	return "wikigate"
+}
+
+// Enabled reports whether this gate exports traces.
+func (p *Provider) Enabled() bool { return p != nil }
+
+// RecordText reports the operator's opt-in to text in spans.
+func (p *Provider) RecordText() bool { return p != nil && p.recordText }
+
+// Shutdown exports the spans still buffered and stops the exporter; the
+// gate calls it when its configuration is unloaded.
+func (p *Provider) Shutdown(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	return p.tp.Shutdown(ctx)
+}
+
+// ForceFlush exports the spans buffered so far (tests, and a graceful stop).
+func (p *Provider) ForceFlush(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	return p.tp.ForceFlush(ctx)
+}

@@ -1,0 +1,90 @@
+package telemetry
+
+import (
+	"errors"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// The gate's own attributes, under the wikigate. namespace.
+const (
+	AttrRequestID      = attribute.Key("wikigate.request_id")
+	AttrCallerType     = attribute.Key("wikigate.caller.type")
+	AttrCredential     = attribute.Key("wikigate.credential")
+	AttrPolicyRevision = attribute.Key("wikigate.policy.revision")
+	AttrAllow          = attribute.Key("wikigate.decision.allow")
+	AttrCode           = attribute.Key("wikigate.decision.code")
+	AttrResult         = attribute.Key("wikigate.result")
+	AttrCitations      = attribute.Key("wikigate.citations")
+	AttrNoAnswer       = attribute.Key("wikigate.no_answer")
+	AttrChunksKept     = attribute.Key("wikigate.chunks.kept")
+	AttrChunksDropped  = attribute.Key("wikigate.chunks.dropped")
+	AttrStatusCode     = attribute.Key("http.response.status_code")
+)
+
+// Stage names (README, Tracing).
+const (
+	StageAuthenticate  = "wikigate.authenticate"
+	StageToolGate      = "wikigate.tool_gate"
+	StageDecide        = "wikigate.decide"
+	StageVerify        = "wikigate.verify"
+	StageResponseCheck = "wikigate.response_check"
+	StageAudit         = "wikigate.audit"
+)
+
+// EndAuth ends an authenticate span with who was recognized: the caller's
+// type and credential kind, never its id or credential.
+func EndAuth(s Span, callerType, credential string, err error) {
+	if !s.Recording() {
+		return
+	}
+	s.Set(AttrCallerType.String(callerType), AttrCredential.String(credential))
+	s.Fail(err, "unauthorized")
+	s.End()
+}
+
+// EndDecision ends a tool gate or decide span with the policy's answer
+// and the revision that gave it. code is the deny code ("" on allow).
+func EndDecision(s Span, allow bool, code, revision string) {
+	if !s.Recording() {
+		return
+	}
+	s.Set(AttrAllow.Bool(allow), AttrPolicyRevision.String(revision))
+	if code != "" {
+		s.Set(AttrCode.String(code))
+	}
+	s.End()
+}
+
+// EndResponseCheck ends the response-side scope check's span: how many
+// retrieved chunks were in the decided scope and how many were dropped.
+func EndResponseCheck(s Span, kept, dropped int) {
+	if !s.Recording() {
+		return
+	}
+	s.Set(AttrChunksKept.Int(kept), AttrChunksDropped.Int(dropped))
+	s.End()
+}
+
+// EndVerify ends the verification span with its counts: the citations
+// kept, and whether the answer became a no-answer.
+func EndVerify(s Span, citations int, noAnswer bool) {
+	if !s.Recording() {
+		return
+	}
+	s.Set(AttrCitations.Int(citations), AttrNoAnswer.Bool(noAnswer))
+	s.End()
+}
+
+// EndCall ends a call's server span with how the call ended, as its audit
+// record says: a status of 500 or more marks it failed.
+func EndCall(s Span, status int, result string) {
+	if !s.Recording() {
+		return
+	}
+	s.Set(AttrStatusCode.Int(status), AttrResult.String(result))
+	if status >= 500 {
+		s.Fail(errors.New(result), result)
+	}
+	s.End()
+}
