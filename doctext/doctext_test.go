@@ -126,6 +126,9 @@ func withoutCode(out string) string {
 			i += n
 			continue
 		}
+		// A NUL stands for the span: it keeps "<A`0`>" from becoming "<A>",
+		// and no tag name or attribute holds one.
+		b.WriteByte(0)
 		i = end + n
 	}
 	return b.String()

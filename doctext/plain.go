@@ -3,6 +3,7 @@ package doctext
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 )
@@ -22,8 +23,11 @@ func plain(raw []byte) string {
 	return stripMarkup(s)
 }
 
-// stripMarkup removes every tag-like run from s.
+// stripMarkup removes every tag-like run from s. Spaces RE2's \s does not
+// know (\v, U+0085, U+00A0, ...) become spaces first: collapseSpaces folds
+// them later, and "<A\v>" must not turn into "<A >" after stripping.
 func stripMarkup(s string) string {
+	s = strings.Map(plainSpace, s)
 	for i := 0; i < 4 && tagLike.MatchString(s); i++ {
 		s = tagLike.ReplaceAllString(s, "$1 ")
 	}
@@ -122,4 +126,12 @@ func attrText(tok html.Token) string {
 		t.name = "Field"
 	}
 	return t.keptText()
+}
+
+// plainSpace maps every Unicode space but a line break to ' '.
+func plainSpace(r rune) rune {
+	if r != '\n' && unicode.IsSpace(r) {
+		return ' '
+	}
+	return r
 }

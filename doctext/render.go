@@ -1,6 +1,7 @@
 package doctext
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -198,6 +199,19 @@ func (t *inlineText) flush() {
 	}
 }
 
+// danglingTag is a tag's start left open at the end of a raw run.
+var danglingTag = regexp.MustCompile(`<(/?[A-Za-z][\w.:-]*(?:\s[^<>]*)?)$`)
+
+// openTagBefore drops the '<' of a tag left open just before a tag whose
+// props are kept: "<A" + " Title " + ">" would read as a tag once joined.
+func (t *inlineText) openTagBefore() {
+	raw := t.raw.String()
+	if fixed := danglingTag.ReplaceAllString(raw, "$1"); fixed != raw {
+		t.raw.Reset()
+		t.raw.WriteString(fixed)
+	}
+}
+
 func (t *inlineText) String() string {
 	t.flush()
 	return t.out.String()
@@ -268,10 +282,12 @@ func (r *renderer) rawHTML(b *inlineText, n *ast.RawHTML) {
 		b.final(" ")
 	default:
 		if kept := t.keptText(); kept != "" {
+			b.openTagBefore()
 			b.final(" " + kept + " ")
-		} else {
-			b.final("") // the text either side is not one tag
 		}
+		// Otherwise the text either side stays one raw run, stripped as
+		// a whole when it ends: "<A" and ">" around a dropped <A> would
+		// otherwise be stripped apart and join into "<A>".
 	}
 }
 
