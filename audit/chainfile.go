@@ -33,6 +33,8 @@ type ChainFile struct {
 	f     *os.File
 	sync  bool
 	once  sync.Once
+	// anchor publishes the head (Anchor); nil when nothing publishes it.
+	anchor *anchor
 }
 
 // Stream events: the first and the last record of a stream.
@@ -118,6 +120,7 @@ func (c *ChainFile) writeEvent(ev streamEvent) error {
 func (c *ChainFile) Close() error {
 	var err error
 	c.once.Do(func() {
+		c.anchor.closing()
 		werr := c.writeEvent(streamEvent{Msg: "audit stream closed", Event: EventClose})
 		c.batch.Close()
 		if c.sync {
@@ -129,6 +132,9 @@ func (c *ChainFile) Close() error {
 		}
 		if err == nil {
 			err = werr
+		}
+		if err == nil {
+			c.anchor.final(c.Head())
 		}
 	})
 	return err

@@ -36,6 +36,7 @@ type Report struct {
 	Heads    []Head
 	Ends     []End // one per stream, in the order of their last records
 	Problems []Problem
+	Anchored []Anchored // the published heads that hold (VerifyAnchored)
 }
 
 // EndState is how a stream ended.

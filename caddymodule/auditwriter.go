@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,9 +38,18 @@ func init() { caddy.RegisterModule(new(AuditFileWriter)) }
 // With `sync` the file is durable: each batch is written and fsynced
 // before the calls whose records it holds are answered (holdForAudit), so
 // an answered call's record survives kill -9 or a crash.
+//
+// The chain's head (stream, seq, sha256) is published outside the file
+// every anchor_interval when it moved and at shutdown (headPublisher: the
+// process log, a metric, anchor_url), so `wikigate audit verify --head`
+// catches a removed tail, an edited last line or a re-hashed file.
 type AuditFileWriter struct {
 	Filename string `json:"filename,omitempty"`
 	Sync     bool   `json:"sync,omitempty"`
+	// AnchorInterval: 0 is DefaultAnchorInterval; negative publishes the
+	// head at shutdown only.
+	AnchorInterval caddy.Duration `json:"anchor_interval,omitempty"`
+	AnchorURL      string         `json:"anchor_url,omitempty"`
 
 	logger *zap.Logger
 }
@@ -73,10 +83,12 @@ func (w *AuditFileWriter) WriterKey() string {
 func (w *AuditFileWriter) Provision(ctx caddy.Context) error {
 	w.logger = ctx.Logger()
 	if reg := ctx.GetMetricsRegistry(); reg != nil {
-		if err := reg.Register(auditLostRecords()); err != nil {
-			var already prometheus.AlreadyRegisteredError
-			if !errors.As(err, &already) {
-				return err
+		for _, c := range []prometheus.Collector{auditLostRecords(), auditChainHead()} {
+			if err := reg.Register(c); err != nil {
+				var already prometheus.AlreadyRegisteredError
+				if !errors.As(err, &already) {
+					return err
+				}
 			}
 		}
 	}
@@ -93,6 +105,11 @@ func (w *AuditFileWriter) OpenWriter() (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
+	interval := time.Duration(w.AnchorInterval)
+	if interval == 0 {
+		interval = DefaultAnchorInterval
+	}
+	cf.Anchor(interval, headPublisher(logger, w.String(), w.AnchorURL))
 	closeAtExit.Do(func() { caddy.OnExit(func(context.Context) { closeAuditFiles() }) })
 	return openAuditFiles.track(cf), nil
 }
@@ -183,7 +200,8 @@ func lossReporter(logger *zap.Logger, file string) func(int, error) {
 	}
 }
 
-// UnmarshalCaddyfile reads `output wikigate_audit_file <path> [{ sync }]`.
+// UnmarshalCaddyfile reads `output wikigate_audit_file <path> [{ sync;
+// anchor_interval <duration>|off; anchor_url <url> }]`.
 func (w *AuditFileWriter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next()
 	if !d.AllArgs(&w.Filename) {
@@ -196,10 +214,37 @@ func (w *AuditFileWriter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("sync takes no value")
 			}
 			w.Sync = true
+		case "anchor_interval":
+			if err := w.parseAnchorInterval(d); err != nil {
+				return err
+			}
+		case "anchor_url":
+			if !d.NextArg() || !strings.HasPrefix(d.Val(), "http") {
+				return d.Errf("anchor_url takes an http(s) URL")
+			}
+			w.AnchorURL = d.Val()
 		default:
-			return d.Errf("wikigate_audit_file: unknown option %q (it takes only sync)", d.Val())
+			return d.Errf("wikigate_audit_file: unknown option %q (it takes sync, anchor_interval, anchor_url)", d.Val())
 		}
 	}
+	return nil
+}
+
+// parseAnchorInterval reads anchor_interval's value: a duration, or off
+// (the head is published at shutdown only).
+func (w *AuditFileWriter) parseAnchorInterval(d *caddyfile.Dispenser) error {
+	if !d.NextArg() {
+		return d.ArgErr()
+	}
+	if d.Val() == "off" {
+		w.AnchorInterval = -1
+		return nil
+	}
+	dur, err := caddy.ParseDuration(d.Val())
+	if err != nil || dur <= 0 {
+		return d.Errf("anchor_interval %q: want a positive duration (30s, 5m) or off", d.Val())
+	}
+	w.AnchorInterval = caddy.Duration(dur)
 	return nil
 }
 

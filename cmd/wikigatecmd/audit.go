@@ -24,7 +24,7 @@ const (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "audit",
-		Usage: "verify [--closed] [--known-unclean <stream>]... <file> [<file>...]",
+		Usage: "verify [--closed] [--known-unclean <stream>]... [--head <stream:seq:sha256>]... [--heads-from <log>] <file> [<file>...]",
 		Short: "Verifies the hash chain of wikigate audit logs",
 		Long: `Reads audit logs written by the wikigate_audit_file log output (rotated
 files oldest first) and checks every stream's chain: a removed, reordered or
@@ -36,13 +36,24 @@ calls answered after that may be lost) and the exit status is 2. A stream
 still being written is open (no close record yet) and does not fail, unless
 --closed says no gate writes the files any more. A stream written before
 start and close records existed is unchecked. On success it prints each
-stream's head (last seq and hash): keep it elsewhere, since an edit of a
-stream's last line changes no later link.
+stream's head (last seq and hash).
 
-Exit status: 0 ok, 1 chain broken, 2 chain intact but a stream ended
-uncleanly (--known-unclean <stream> accepts one you have looked into).
+The chain alone cannot show a removed tail, an edited last line or a file
+re-hashed whole after an edit: nothing in the file names the last hash.
+The gate publishes each stream's head (stream, seq, sha256) at an interval
+and at shutdown outside the file: its process log ("audit chain head"), the
+metric caddy_wikigate_audit_chain_head, and optionally an anchor_url. Check
+the file against those heads with --head stream:seq:sha256 (repeatable) or
+--heads-from <log> (the process log, or the lines an anchor endpoint kept:
+the latest head of each stream whose file has the name of a file given);
+a head the file no longer matches exits 1.
 
-  wikigate audit verify /var/log/wikigate/audit.log`,
+Exit status: 0 ok, 1 chain broken (or a published head not matched), 2
+chain intact but a stream ended uncleanly (--known-unclean <stream>
+accepts one you have looked into).
+
+  wikigate audit verify /var/log/wikigate/audit.log
+  wikigate audit verify --heads-from /var/log/wikigate/process.log /var/log/wikigate/audit.log`,
 		CobraFunc: func(cmd *cobra.Command) { cmd.AddCommand(auditVerifyCommand()) },
 	})
 }
@@ -61,12 +72,16 @@ func auditVerifyCommand() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&opt.closed, "closed", false, "no gate writes these files any more: an open stream is an unclean end too")
 	cmd.Flags().StringArrayVar(&opt.known, "known-unclean", nil, "a stream whose unclean end is known (looked into): reported, not failed")
+	cmd.Flags().StringArrayVar(&opt.heads, "head", nil, "a published head, stream:seq:sha256, the file must still hold")
+	cmd.Flags().StringVar(&opt.headsFrom, "heads-from", "", "read the published heads from this log (the gate's process log, or an anchor endpoint's)")
 	return cmd
 }
 
 type verifyOptions struct {
-	closed bool
-	known  []string
+	closed    bool
+	known     []string
+	heads     []string
+	headsFrom string
 }
 
 // failing is whether an end fails the verification under opt.
@@ -85,7 +100,11 @@ func verifyAudit(out io.Writer, files []string, opt verifyOptions) (int, error) 
 		defer f.Close()
 		inputs = append(inputs, audit.Input{Name: name, R: f})
 	}
-	rep, err := audit.Verify(inputs...)
+	heads, err := publishedHeads(opt, files)
+	if err != nil {
+		return verifyBroken, err
+	}
+	rep, err := audit.VerifyAnchored(heads, inputs...)
 	if err != nil {
 		return verifyBroken, err
 	}
@@ -112,6 +131,9 @@ func verifyAudit(out io.Writer, files []string, opt verifyOptions) (int, error) 
 	printEnds(out, rep, opt)
 	for _, h := range rep.Heads {
 		fmt.Fprintf(out, "head stream %s seq %d sha256 %s (%s:%d)\n", h.Stream, h.Seq, h.Hash, h.File, h.Line)
+	}
+	for _, a := range rep.Anchored {
+		fmt.Fprintf(out, "anchored: stream %s seq %d matches its published head (%s:%d); %d later record(s) not anchored by a head given\n", a.Stream, a.Seq, a.File, a.Line, a.Later)
 	}
 	if failing > 0 {
 		return verifyUnclean, nil
