@@ -34,7 +34,7 @@ func (l *Logger) LogsQuestions() bool { return l.logQuestions }
 // maxFields is the most fields a record has; fieldPool holds slices of
 // that capacity, so a record's fields are never allocated or regrown (the
 // encoders copy what they keep).
-const maxFields = 27
+const maxFields = 28
 
 var fieldPool = sync.Pool{New: func() any { fs := make([]zap.Field, 0, maxFields); return &fs }}
 
@@ -79,6 +79,9 @@ func (l *Logger) appendFields(fs []zap.Field, r *Record) []zap.Field {
 	}
 	if r.ClientRequestID != "" {
 		fs = append(fs, zap.String("client_request_id", r.ClientRequestID))
+	}
+	if r.TraceID != "" {
+		fs = append(fs, zap.String("trace_id", r.TraceID))
 	}
 	if r.SessionID != "" {
 		fs = append(fs, zap.String("session_id", r.SessionID))

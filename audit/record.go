@@ -56,6 +56,10 @@ type Record struct {
 	// Tokens is what the call's generation cost (README, Token accounting
 	// and budgets).
 	Tokens Tokens
+
+	// TraceID is the W3C trace id of the call's span when tracing is on
+	// (README, Tracing), so a record leads to its trace and back.
+	TraceID string
 }
 
 // Decision is the policy outcome as recorded.

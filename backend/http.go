@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/wikigate/wikigate/telemetry"
 )
 
 // HTTPClient is the transport every backend client uses by default: bounded
@@ -16,10 +18,12 @@ import (
 // completion request took two write calls, and a retrieval's body several
 // reads) and no redirects:
 // a redirect is not part of either contract, and following one could send
-// the key elsewhere (the 3xx is reported as a bad response).
+// the key elsewhere (the 3xx is reported as a bad response). When the
+// call is traced, each request gets a client span and carries its W3C
+// traceparent (telemetry.Transport; README, Tracing).
 func HTTPClient() *http.Client {
 	return &http.Client{
-		Transport: &http.Transport{
+		Transport: telemetry.Transport(&http.Transport{
 			Proxy:                  http.ProxyFromEnvironment,
 			DialContext:            (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 			TLSHandshakeTimeout:    3 * time.Second,
@@ -30,7 +34,7 @@ func HTTPClient() *http.Client {
 			WriteBufferSize:        32 << 10,
 			ReadBufferSize:         32 << 10,
 			ForceAttemptHTTP2:      true,
-		},
+		}),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }

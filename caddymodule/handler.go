@@ -22,6 +22,7 @@ import (
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/telemetry"
 	"github.com/wikigate/wikigate/widget"
 )
 
@@ -95,7 +96,8 @@ type Handler struct {
 	mcp      *mcp.Handler
 	mcpPaths []string // the endpoint first, then its metadata documents
 	cors     *cors.Policy
-	widget   *widget.Handler // nil without the widget block
+	widget   *widget.Handler     // nil without the widget block
+	tracer   *telemetry.Provider // nil: tracing off
 }
 
 // CaddyModule returns the Caddy module information.
@@ -151,11 +153,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.cors = h.CORS.policy()
 	h.widget = h.Widget.handler()
+	if err := h.provisionTracing(ctx); err != nil {
+		return err
+	}
 	deps := gateway.Deps{
 		Auth:   h.auth,
 		Policy: engine,
 		Search: search,
 		Audit:  audit.NewLogger(h.logger.Named("audit"), h.LogQuestions),
+		Tracer: h.tracer,
 		Logger: h.logger,
 	}
 	if h.keyStore != nil { // a typed nil in the interface would look set
@@ -252,6 +258,7 @@ func (h *Handler) Cleanup() error {
 	for _, key := range h.poolKeys {
 		_, _ = stores.Delete(key)
 	}
+	h.shutdownTracing()
 	if h.auth != nil {
 		return h.auth.Close()
 	}

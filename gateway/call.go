@@ -11,6 +11,7 @@ import (
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/sessions"
+	"github.com/wikigate/wikigate/telemetry"
 	"go.uber.org/zap"
 )
 
@@ -27,6 +28,9 @@ type call struct {
 	// notifications, or a streamed answer's status events).
 	progress func(stage string)
 	live     *liveAnswer // a streamed answer; nil otherwise
+	// tokenCharges are the token budgets to charge with what the call
+	// generates (checkTokens).
+	tokenCharges []tokenCharge
 }
 
 // report tells the caller, when it asked to hear, which stage the call is in.
@@ -43,7 +47,8 @@ func (c *call) report(stage string) {
 // Exactly one audit record is written, whatever happens.
 func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := newRecord(r, reqID, pathID, rt, g.now())
-	defer g.finish(rec)
+	r, span := g.traceCall(r, rec, rt)
+	defer g.finishTraced(r.Context(), span, rec)
 
 	out, err := g.httpCall(r, reqID, pathID, rt, rec)
 	pe, closed := g.settle(r.Context(), rec, err)
@@ -76,7 +81,9 @@ func (g *Gateway) httpCall(r *http.Request, reqID, pathID string, rt route, rec 
 	if r.Method != http.MethodPost {
 		return nil, refusedBeforeBody{protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts POST only")}
 	}
+	_, span := telemetry.Stage(r.Context(), telemetry.StageAuthenticate)
 	p, err := g.authenticate(r, rt)
+	telemetry.EndAuth(span, p.Type, p.Credential, err)
 	if err != nil {
 		noteRefusedKey(rec, err)
 		return nil, refusedBeforeBody{err}

@@ -9,6 +9,7 @@ import (
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/telemetry"
 )
 
 // ToolDecider is the policy's tool gate (policies.Engine.DecideTool): the
@@ -30,6 +31,8 @@ var errNoToolGate = errors.New("the policy engine has no tool gate")
 // policy by DecisionTimeout with a lazyDeadline: a cached decision arms no
 // timer.
 func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principal, rec *audit.Record) error {
+	_, span := telemetry.Stage(parent, telemetry.StageToolGate)
+	defer g.endDecision(span, rec)
 	ctx := withLazyDeadline(policies.WithDecisionID(parent, rec.RequestID), g.cfg.DecisionTimeout)
 	defer ctx.release()
 	td, ok := g.deps.Policy.(ToolDecider)
@@ -55,6 +58,8 @@ func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principa
 
 // decide asks the policy. Any engine failure denies (fail closed).
 func (g *Gateway) decide(parent context.Context, rt route, c *call) error {
+	_, span := telemetry.Stage(parent, telemetry.StageDecide)
+	defer g.endDecision(span, c.rec)
 	ctx := withLazyDeadline(policies.WithDecisionID(parent, c.rec.RequestID), g.cfg.DecisionTimeout)
 	defer ctx.release()
 	std := c.req.standard()

@@ -24,6 +24,7 @@ import (
 	"github.com/wikigate/wikigate/sessions"
 	"github.com/wikigate/wikigate/sitemap"
 	"github.com/wikigate/wikigate/stream"
+	"github.com/wikigate/wikigate/telemetry"
 )
 
 // Authenticator verifies the caller's credential (identity.Authenticator).
@@ -98,6 +99,11 @@ type Deps struct {
 	// Quotas keeps the budgets of the policy's rate limits (decision
 	// limits); nil keeps them in this process (quota.Memory).
 	Quotas quota.Store
+	// Tokens keeps the policy's token budgets (limits with tokens); nil
+	// keeps them in this process (quota.MemoryTokens).
+	Tokens quota.TokenStore
+	// Tracer, when set, traces every call (README, Tracing); nil is off.
+	Tracer *telemetry.Provider
 	Logger *zap.Logger
 }
 
@@ -145,6 +151,12 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	applyFeedbackDefaults(&cfg.FeedbackLimit)
 	if deps.Quotas == nil {
 		deps.Quotas = quota.NewMemory()
+	}
+	if deps.Tokens == nil {
+		deps.Tokens = quota.NewMemoryTokens()
+	}
+	if deps.Tracer.Enabled() && deps.Answers != nil {
+		deps.Answers = tracedAnswers{deps.Answers}
 	}
 	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller, cfg.Stream.MaxOpen),
 		feedbackLimits: ratelimit.New(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}

@@ -87,7 +87,8 @@ func (m *MCPGate) Call(ctx context.Context, p identity.Principal, tool string, a
 	rec.Tool = tool
 	rec.MCPSessionID = meta.SessionID
 	rec.JSONRPCID = cutUTF8(meta.RequestID, maxAuditedRPCID)
-	defer g.finish(rec)
+	ctx, span := m.traceCall(ctx, tool, meta, rec)
+	defer g.finishTraced(ctx, span, rec)
 
 	out, err := m.call(ctx, p, tool, args, meta, rec)
 	pe, closed := g.settle(ctx, rec, err)

@@ -60,7 +60,8 @@ func wantsStream(rt route, r *http.Request) bool {
 // event, and done always ends the stream.
 func (g *Gateway) serveStream(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := newRecord(r, reqID, pathID, rt, g.now())
-	defer g.finish(rec)
+	r, span := g.traceCall(r, rec, rt)
+	defer g.finishTraced(r.Context(), span, rec)
 	live := &liveAnswer{sw: stream.NewWriter(w, g.cfg.Stream.KeepAlive), release: func() {}, header: w.Header()}
 	defer live.close()
 

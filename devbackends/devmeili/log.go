@@ -23,6 +23,8 @@ type LoggedRequest struct {
 	// TenantFilter is the tenant token's searchRules filter as JSON text.
 	TenantFilter string `json:"tenantFilter,omitempty"`
 	Status       int    `json:"status"`
+	// Traceparent is the request's W3C traceparent header (tracing).
+	Traceparent string `json:"traceparent,omitempty"`
 }
 
 type recordKey struct{}

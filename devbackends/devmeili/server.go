@@ -138,7 +138,7 @@ func (s *Server) routes() {
 
 // ServeHTTP routes the request and logs it, whatever the outcome.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rec := &LoggedRequest{Time: s.now().UTC(), Method: r.Method, Path: r.URL.Path, Auth: authNone}
+	rec := &LoggedRequest{Time: s.now().UTC(), Method: r.Method, Path: r.URL.Path, Auth: authNone, Traceparent: r.Header.Get("Traceparent")}
 	sw := &devlog.StatusWriter{ResponseWriter: w}
 	r = withRecord(r, rec)
 	if _, pattern := s.mux.Handler(r); pattern == "" {

@@ -23,6 +23,9 @@ type LoggedRequest struct {
 	// its last event: the caller (the gate, when its own reader hung up)
 	// cancelled the generation, and the rest of the answer was never made.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// Traceparent is the request's W3C traceparent header, so a test can
+	// see a caller's trace reach RAGFlow through the gate.
+	Traceparent string `json:"traceparent,omitempty"`
 }
 
 // Requests returns the logged requests, oldest first.

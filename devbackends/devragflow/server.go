@@ -137,7 +137,7 @@ func (s *Server) routeTable() []route {
 // a 405-turned-code-100 before any authentication; then the API key is
 // checked; every request outside /_dev is logged.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rec := &LoggedRequest{Time: s.now().UTC(), Method: r.Method, Path: r.URL.Path}
+	rec := &LoggedRequest{Time: s.now().UTC(), Method: r.Method, Path: r.URL.Path, Traceparent: r.Header.Get("Traceparent")}
 	sw := &devlog.StatusWriter{ResponseWriter: w}
 	rt := s.serve(sw, r, rec)
 	if rt != nil && rt.dev {

@@ -1,0 +1,112 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/wikigate/wikigate/audit"
+	"github.com/wikigate/wikigate/mcp"
+	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/telemetry"
+)
+
+// traceCall starts a call's server span (README, Tracing): its parent is
+// the caller's traceparent, or Caddy's own span; the audit record carries
+// its trace id. Off, r comes back as it was and the span is zero.
+func (g *Gateway) traceCall(r *http.Request, rec *audit.Record, rt route) (*http.Request, telemetry.Span) {
+	ctx, span := g.deps.Tracer.StartServer(r.Context(), r.Header, r.Method+" "+rt.endpoint, telemetry.HTTPServerAttrs(r, rt.endpoint)...)
+	if !span.Recording() {
+		return r, span
+	}
+	span.Set(telemetry.AttrRequestID.String(rec.RequestID))
+	rec.TraceID = span.TraceID()
+	return r.WithContext(ctx), span
+}
+
+// finishTraced writes the audit record under its own span, then ends the
+// call's span with the record's status and result.
+func (g *Gateway) finishTraced(ctx context.Context, span telemetry.Span, rec *audit.Record) {
+	_, as := telemetry.Stage(ctx, telemetry.StageAudit)
+	g.finish(rec)
+	as.End()
+	telemetry.EndCall(span, rec.Status, rec.Result)
+}
+
+// tracedAnswers is the RAGFlow client seen through spans: a retrieval
+// span ("retrieval ragflow") and a model call span following the GenAI
+// conventions ("chat ragflow-default") around each call, so the backend
+// HTTP span and the traceparent RAGFlow receives sit under them. The gate
+// wraps its client only when tracing is on.
+type tracedAnswers struct{ Answerer }
+
+func (t tracedAnswers) Retrieve(ctx context.Context, p ragflow.RetrieveParams) (*ragflow.Retrieval, error) {
+	ctx, span := telemetry.StartRetrieval(ctx, p.DatasetIDs, p.PageSize)
+	r, err := t.Answerer.Retrieve(ctx, p)
+	span.Fail(err, "ragflow_unavailable")
+	if err == nil {
+		span.Set(attribute.Int("wikigate.chunks.retrieved", len(r.Chunks)))
+	}
+	span.End()
+	return r, err
+}
+
+func (t tracedAnswers) Complete(ctx context.Context, msgs []ragflow.Message, stream bool) (*ragflow.Completion, error) {
+	return t.CompleteFunc(ctx, msgs, stream, nil)
+}
+
+// CompleteFunc keeps the wrapped client's streaming (textStreamer) when
+// it has it; otherwise it is Complete, as generate would have called.
+func (t tracedAnswers) CompleteFunc(ctx context.Context, msgs []ragflow.Message, stream bool, onText func(string)) (*ragflow.Completion, error) {
+	ctx, span := telemetry.StartGeneration(ctx, len(msgs))
+	var comp *ragflow.Completion
+	var err error
+	if ts, ok := t.Answerer.(textStreamer); ok && onText != nil {
+		comp, err = ts.CompleteFunc(ctx, msgs, stream, onText)
+	} else {
+		comp, err = t.Answerer.Complete(ctx, msgs, stream)
+	}
+	telemetry.EndGeneration(span, completionUsage(comp, err), err)
+	return comp, err
+}
+
+// completionUsage is what the span reports of a completion: RAGFlow ends
+// every answer it finishes with the finish reason stop.
+func completionUsage(comp *ragflow.Completion, err error) telemetry.Usage {
+	if err != nil || comp == nil {
+		return telemetry.Usage{}
+	}
+	return telemetry.Usage{FinishReasons: []string{"stop"}}
+}
+
+// endDecision ends a tool gate or decide span with the decision the
+// record holds; none there is the tool gate's allow, which records
+// nothing, by the revision serving now.
+func (g *Gateway) endDecision(span telemetry.Span, rec *audit.Record) {
+	if !span.Recording() {
+		return
+	}
+	if d := rec.Decision; d != nil {
+		telemetry.EndDecision(span, d.Allow, d.Code, d.Revision)
+		return
+	}
+	telemetry.EndDecision(span, true, "", g.deps.Policy.Revision())
+}
+
+// traceCall starts the server span of an MCP tools/call, following the
+// MCP conventions ("tools/call ask": method, tool, session, JSON-RPC id);
+// its parent is the traceparent of the HTTP request that carried it.
+func (m *MCPGate) traceCall(ctx context.Context, tool string, meta mcp.CallMeta, rec *audit.Record) (context.Context, telemetry.Span) {
+	var h http.Header
+	if meta.HTTP != nil {
+		h = meta.HTTP.Header
+	}
+	name, attrs := telemetry.MCPToolCall(tool, meta.SessionID, rec.JSONRPCID)
+	ctx, span := m.g.deps.Tracer.StartServer(ctx, h, name, attrs...)
+	if span.Recording() {
+		span.Set(telemetry.AttrRequestID.String(rec.RequestID))
+		rec.TraceID = span.TraceID()
+	}
+	return ctx, span
+}
