@@ -105,16 +105,26 @@ func (s *RAGFlowSync) resolveDatasets(ctx context.Context, pages []Page) (map[Da
 // Documents without ingest's metadata (an upload whose metadata step was
 // interrupted) are kept under their own key, to be removed.
 func (s *RAGFlowSync) inventory(ctx context.Context, datasets map[DatasetKey]string) (map[string]held, error) {
-	have := map[string]held{}
+	var ids []string
 	for _, id := range datasets {
-		if id == "" {
-			continue
+		if id != "" {
+			ids = append(ids, id)
 		}
-		docs, err := s.Client.listDocuments(ctx, id, nil)
-		if err != nil {
-			return nil, fmt.Errorf("listing documents of dataset %s: %w", id, err)
+	}
+	sort.Strings(ids)
+	// The datasets are listed at once (Concurrency at a time): a re-run
+	// that changes nothing is this listing and no other call.
+	lists := make([][]ragDocument, len(ids))
+	errs := make([]error, len(ids))
+	bounded(s.workers(), len(ids), func(i int) {
+		lists[i], errs[i] = s.Client.listDocuments(ctx, ids[i], nil)
+	})
+	have := map[string]held{}
+	for i, id := range ids {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("listing documents of dataset %s: %w", id, errs[i])
 		}
-		for _, d := range docs {
+		for _, d := range lists[i] {
 			p, _ := d.Meta["path"].(string)
 			v, _ := d.Meta["version"].(string)
 			loc, _ := d.Meta["locale"].(string)
@@ -185,9 +195,13 @@ func (s *RAGFlowSync) execute(ctx context.Context, p *plan) {
 	for ds, refs := range p.reparse {
 		uploaded[ds] = append(uploaded[ds], refs...)
 	}
-	for ds, docs := range uploaded {
-		s.parseAndWait(ctx, ds, docs, fail)
+	var parsing []string
+	for ds := range uploaded {
+		parsing = append(parsing, ds)
 	}
+	bounded(s.workers(), len(parsing), func(i int) {
+		s.parseAndWait(ctx, parsing[i], uploaded[parsing[i]], fail)
+	})
 	for ds, hs := range p.drop {
 		ids := make([]string, len(hs))
 		for i, h := range hs {
@@ -204,11 +218,30 @@ func (s *RAGFlowSync) execute(ctx context.Context, p *plan) {
 // docRef is an uploaded document awaiting its parse.
 type docRef struct{ id, label string }
 
-func (s *RAGFlowSync) uploadAll(ctx context.Context, put []putPage, fail func(string, error)) map[string][]docRef {
-	workers := s.Concurrency
-	if workers <= 0 {
-		workers = 4
+// workers is the number of requests in flight (Concurrency, default 4).
+func (s *RAGFlowSync) workers() int {
+	if s.Concurrency <= 0 {
+		return 4
 	}
+	return s.Concurrency
+}
+
+// bounded calls fn(0..n-1), at most workers at a time, and waits for all.
+func bounded(workers, n int, fn func(i int)) {
+	sem := make(chan struct{}, max(workers, 1))
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			fn(i)
+		})
+	}
+	wg.Wait()
+}
+
+func (s *RAGFlowSync) uploadAll(ctx context.Context, put []putPage, fail func(string, error)) map[string][]docRef {
+	workers := s.workers()
 	var mu sync.Mutex
 	out := map[string][]docRef{}
 	done := 0

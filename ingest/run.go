@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 )
 
 // Options is one `wikigate ingest` run: a tree, its mapping, and the
@@ -50,9 +51,10 @@ func (r *Result) Failed() int {
 	return len(paths)
 }
 
-// Run reads the tree once and loads it into each backend in turn. A
-// backend that cannot be reached at all (an error, not a page failure)
-// does not stop the other; both errors are returned together.
+// Run reads the tree once and loads it into both backends at once (each
+// waits on its own server). A backend that cannot be reached at all (an
+// error, not a page failure) does not stop the other; both errors are
+// returned together.
 //
 // A run is resumable by re-running it: every step compares with what the
 // backend holds (content hashes, parse state), so an interrupted run's
@@ -64,29 +66,37 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res := &Result{Layout: layout, Pages: len(pages), Read: pages,
 		Warnings: SiteWarnings(os.DirFS(o.Src), layout, o.Mapping)}
-	var errs []error
+	var meiliRep, ragRep *Report
+	var cat *Catalog
+	var meiliErr, ragErr error
+	var wg sync.WaitGroup
 	if o.Meili != nil {
-		rep, err := o.Meili.Run(ctx, pages, unreadable)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("meilisearch %s: %w", o.Meili.Client.URL, err))
-		} else {
-			rep.Failures = append(append([]Failure(nil), unreadable...), rep.Failures...)
-			res.Reports = append(res.Reports, rep)
-		}
+		wg.Go(func() {
+			if meiliRep, meiliErr = o.Meili.Run(ctx, pages, unreadable); meiliErr != nil {
+				meiliErr = fmt.Errorf("meilisearch %s: %w", o.Meili.Client.URL, meiliErr)
+			}
+		})
 	}
 	if o.RAGFlow != nil {
-		rep, cat, err := o.RAGFlow.Run(ctx, pages, unreadable)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("ragflow %s: %w", o.RAGFlow.Client.URL, err))
-		} else {
+		wg.Go(func() {
+			if ragRep, cat, ragErr = o.RAGFlow.Run(ctx, pages, unreadable); ragErr != nil {
+				ragErr = fmt.Errorf("ragflow %s: %w", o.RAGFlow.Client.URL, ragErr)
+			}
+		})
+	}
+	wg.Wait()
+	for _, rep := range []*Report{meiliRep, ragRep} {
+		if rep != nil {
 			rep.Failures = append(append([]Failure(nil), unreadable...), rep.Failures...)
 			res.Reports = append(res.Reports, rep)
-			if o.Meili != nil {
-				cat.Index = o.Meili.Index
-			}
-			res.Catalog = cat
-			res.NewDatasets = len(rep.CreatedDatasets) > 0
 		}
 	}
-	return res, errors.Join(errs...)
+	if ragRep != nil {
+		if o.Meili != nil {
+			cat.Index = o.Meili.Index
+		}
+		res.Catalog = cat
+		res.NewDatasets = len(ragRep.CreatedDatasets) > 0
+	}
+	return res, errors.Join(meiliErr, ragErr)
 }

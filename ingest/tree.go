@@ -8,9 +8,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/wikigate/wikigate/doctext"
 )
@@ -80,8 +82,7 @@ func ReadFSAs(fsys fs.FS, m *Mapping, layout Layout) ([]Page, []Failure, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	var pages []Page
-	var fails []Failure
+	var jobs []pageJob
 	for _, r := range rs {
 		files, err := r.files(fsys)
 		if err != nil {
@@ -89,13 +90,18 @@ func ReadFSAs(fsys fs.FS, m *Mapping, layout Layout) ([]Page, []Failure, error) 
 		}
 		rm := r.urlMapping(m)
 		for _, f := range files {
-			page, err := readPage(fsys, r, f, rm, layout.generator())
-			if err != nil {
-				fails = append(fails, Failure{Path: filepath.FromSlash(f), Err: err.Error(), id: page.ID})
-				continue
-			}
-			pages = append(pages, page)
+			jobs = append(jobs, pageJob{root: r, file: f, m: rm})
 		}
+	}
+	readPages(fsys, jobs, layout.generator())
+	var pages []Page
+	var fails []Failure
+	for _, j := range jobs {
+		if j.err != nil {
+			fails = append(fails, Failure{Path: filepath.FromSlash(j.file), Err: j.err.Error(), id: j.page.ID})
+			continue
+		}
+		pages = append(pages, j.page)
 	}
 	if len(pages)+len(fails) == 0 {
 		// Loading nothing would delete every page of the mapped projects.
@@ -103,6 +109,37 @@ func ReadFSAs(fsys fs.FS, m *Mapping, layout Layout) ([]Page, []Failure, error) 
 	}
 	sort.Slice(pages, func(i, j int) bool { return pages[i].ID < pages[j].ID })
 	return pages, fails, nil
+}
+
+// pageJob is one page file to read and what reading it gave.
+type pageJob struct {
+	root versionRoot
+	file string
+	m    *Mapping
+	page Page
+	err  error
+}
+
+// readPages reads the jobs' pages on every core: parsing is most of a
+// re-run's time (bench/INGEST.md), and pages are independent.
+func readPages(fsys fs.FS, jobs []pageJob, gen doctext.Generator) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := &jobs[i]
+				j.page, j.err = readPage(fsys, j.root, j.file, j.m, gen)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // files lists the root's page files, relative to the source root.

@@ -84,13 +84,19 @@ func (m *model) uploadDocument(ds *dataset, name, content string, now time.Time)
 	return doc
 }
 
-// parseDocument chunks a document at once (the development parser has no
-// queue), so a poll after the parse request finds it DONE. Chunks carry the
-// metadata title of the time of parsing, as RAGFlow's do.
-func (m *model) parseDocument(doc *document) {
-	doc.chunkContent()
-	doc.run = "DONE"
-	m.reindex()
+// parseDocuments chunks documents at once (the development parser has no
+// queue), so a poll after the parse request finds them DONE. Chunks carry
+// the metadata title of the time of parsing, as RAGFlow's do. The
+// statistics are recomputed once for the whole request: per document, a
+// 1,000-page ingest spent minutes here (bench/INGEST.md).
+func (m *model) parseDocuments(docs []*document) {
+	for _, doc := range docs {
+		doc.chunkContent()
+		doc.run = "DONE"
+	}
+	if len(docs) > 0 {
+		m.reindex()
+	}
 }
 
 // deleteDocuments removes documents and their chunks.

@@ -253,7 +253,8 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, rec *LoggedReques
 		return
 	}
 	var missing []any
-	parsed, seen := 0, map[string]bool{}
+	var docs []*document
+	seen := map[string]bool{}
 	for _, raw := range ids {
 		docID, _ := raw.(string)
 		doc := s.model.byDoc[docID]
@@ -262,10 +263,11 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, rec *LoggedReques
 			missing = append(missing, raw)
 		case !seen[docID]:
 			seen[docID] = true
-			s.model.parseDocument(doc)
-			parsed++
+			docs = append(docs, doc)
 		}
 	}
+	s.model.parseDocuments(docs)
+	parsed := len(docs)
 	switch {
 	case len(missing) > 0:
 		s.reply(w, rec, http.StatusOK, errorResult(codeData, "Documents not found: "+pyRepr(missing)))
