@@ -110,7 +110,8 @@ func TestPeopleMeiliCompatibleSearch(t *testing.T) {
 	if !strings.Contains(string(foreignMulti.Body), "Inside `.queries[1]`") {
 		t.Fatalf("which query: %s", foreignMulti.Body)
 	}
-	meiliError(t, g.post(index, nil, `{"q":"memory","sort":["title:asc"]}`), 400, "bad_request")
+	meiliError(t, g.post(index, nil, `{"q":"memory","sort":["title:asc"]}`), 400, "invalid_search_sort")
+	meiliError(t, g.post(index, nil, `{"q":"memory","distinct":"title"}`), 400, "bad_request")
 	meiliError(t, g.post(index, nil, `{"q":"a","q":"b"}`), 400, "bad_request")
 	meiliError(t, g.post(index, nil, `{"q":"memory","filter":"status = working) OR (status = working"}`), 400, "bad_request")
 	// Routes a Meilisearch client may try that the gate does not serve
