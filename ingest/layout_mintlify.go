@@ -25,9 +25,13 @@ func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	nav, err := resolveRefs(fsys, cfg["navigation"], ".", 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: navigation: %w", name, err)
+	}
 	root := versionRoot{version: m.CurrentVersion, dir: ".", skipDirs: []string{"node_modules", "snippets"}}
 	byLang := map[string]map[string]bool{"": {}}
-	navPages(cfg["navigation"], false, "", byLang)
+	navPages(nav, false, "", byLang)
 	if total(byLang) == 0 {
 		return []versionRoot{root}, nil
 	}
@@ -81,6 +85,71 @@ func mintlifyLanguages(fsys fs.FS, m *Mapping) []string {
 		}
 	}
 	return out
+}
+
+// maxRefDepth bounds nested "$ref"s (a file referring to itself loops).
+const maxRefDepth = 8
+
+// resolveRefs replaces every {"$ref": "./file.json"} object of a Mintlify
+// configuration with that file's JSON (relative to the folder of the file
+// that names it), keeping the object's other members: docs.json may keep a
+// language's or a tab's navigation in its own file (Mintlify's own docs
+// keep fr.json, es.json, zh.json so).
+func resolveRefs(fsys fs.FS, v any, dir string, depth int) (any, error) {
+	switch v := v.(type) {
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			r, err := resolveRefs(fsys, x, dir, depth)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	case map[string]any:
+		out := map[string]any{}
+		if ref, ok := v["$ref"].(string); ok {
+			if depth >= maxRefDepth {
+				return nil, fmt.Errorf("$ref %q: more than %d nested references", ref, maxRefDepth)
+			}
+			file := path.Clean(path.Join(dir, ref))
+			if strings.HasPrefix(ref, "/") {
+				file = path.Clean(strings.TrimPrefix(ref, "/"))
+			}
+			raw, err := fs.ReadFile(fsys, file)
+			if err != nil {
+				return nil, fmt.Errorf("$ref %q: %w", ref, err)
+			}
+			var target any
+			if err := json.Unmarshal(raw, &target); err != nil {
+				return nil, fmt.Errorf("$ref %q: %s: %w", ref, file, err)
+			}
+			resolved, err := resolveRefs(fsys, target, path.Dir(file), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			obj, isObj := resolved.(map[string]any)
+			if !isObj {
+				return resolved, nil
+			}
+			for k, x := range obj {
+				out[k] = x
+			}
+		}
+		for k, x := range v {
+			if k == "$ref" {
+				continue
+			}
+			r, err := resolveRefs(fsys, x, dir, depth)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	}
+	return v, nil
 }
 
 // navPages collects the page paths of a Mintlify navigation, by language

@@ -205,12 +205,15 @@ func TestMkDocsWithoutDirectoryURLsStoresHTMLFiles(t *testing.T) {
 
 // Mintlify's navigation.languages are locales: a language's pages under
 // its folder (es/quickstart) keep the path of the page they translate and
-// are published under /es/, like a Docusaurus translation.
+// are published under /es/, like a Docusaurus translation. A language's
+// navigation may be in its own file ("$ref", as Mintlify's own docs do).
 func TestMintlifyLanguagesAreLocales(t *testing.T) {
 	fsys := fstest.MapFS{
 		"docs.json": file(`{"name": "x", "navigation": {"languages": [
 			{"language": "en", "groups": [{"group": "Start", "pages": ["index", "guide/setup"]}]},
-			{"language": "es", "groups": [{"group": "Inicio", "pages": ["es/index", "es/guide/setup"]}]}]}}`),
+			{"$ref": "./nav/es.json"}]}}`),
+		"nav/es.json":        file(`{"language": "es", "groups": [{"$ref": "../nav/es-start.json"}]}`),
+		"nav/es-start.json":  file(`{"group": "Inicio", "pages": ["es/index", "es/guide/setup"]}`),
 		"index.mdx":          file("# Welcome\n"),
 		"guide/setup.mdx":    file("# Setup\n"),
 		"es/index.mdx":       file("# Bienvenido\n"),
@@ -239,5 +242,9 @@ func TestMintlifyLanguagesAreLocales(t *testing.T) {
 	}
 	if w := SiteWarnings(fsys, Mintlify, m); len(w) != 1 || !strings.Contains(w[0], "languages es") {
 		t.Errorf("warnings %q, want one naming es", w)
+	}
+	fsys["nav/es-start.json"] = file(`{"$ref": "./es.json"}`)
+	if _, _, err := ReadFSAs(fsys, m, Mintlify); err == nil || !strings.Contains(err.Error(), "nested references") {
+		t.Errorf("a $ref loop: %v, want an error naming it", err)
 	}
 }
