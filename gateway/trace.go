@@ -16,6 +16,9 @@ import (
 // the caller's traceparent, or Caddy's own span; the audit record carries
 // its trace id. Off, r comes back as it was and the span is zero.
 func (g *Gateway) traceCall(r *http.Request, rec *audit.Record, rt route) (*http.Request, telemetry.Span) {
+	if !g.deps.Tracer.Active(r.Context()) {
+		return r, telemetry.Span{}
+	}
 	ctx, span := g.deps.Tracer.StartServer(r.Context(), r.Header, r.Method+" "+rt.endpoint, telemetry.HTTPServerAttrs(r, rt.endpoint)...)
 	if !span.Recording() {
 		return r, span
@@ -98,6 +101,9 @@ func (g *Gateway) endDecision(span telemetry.Span, rec *audit.Record) {
 // MCP conventions ("tools/call ask": method, tool, session, JSON-RPC id);
 // its parent is the traceparent of the HTTP request that carried it.
 func (m *MCPGate) traceCall(ctx context.Context, tool string, meta mcp.CallMeta, rec *audit.Record) (context.Context, telemetry.Span) {
+	if !m.g.deps.Tracer.Active(ctx) {
+		return ctx, telemetry.Span{}
+	}
 	var h http.Header
 	if meta.HTTP != nil {
 		h = meta.HTTP.Header

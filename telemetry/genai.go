@@ -36,6 +36,9 @@ const DefaultModel = "ragflow-default"
 // StartGeneration begins the client span of one model call, named as the
 // conventions ask ("chat ragflow-default"), with its request attributes.
 func StartGeneration(ctx context.Context, messages int) (context.Context, Span) {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx, Span{}
+	}
 	return Start(ctx, OperationChat+" "+DefaultModel, trace.SpanKindClient,
 		GenAIOperationName.String(OperationChat),
 		GenAIProviderName.String(ProviderRAGFlow),

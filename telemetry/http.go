@@ -28,6 +28,14 @@ func (p *Provider) StartServer(ctx context.Context, header http.Header, name str
 	return ctx, Span{s}
 }
 
+// Active reports whether a call under ctx would be traced: this gate's
+// tracer is on, or Caddy's tracing started a recording span. A caller
+// checks it before building a server span's attributes, so an untraced
+// call allocates nothing.
+func (p *Provider) Active(ctx context.Context) bool {
+	return p != nil || trace.SpanFromContext(ctx).IsRecording()
+}
+
 // HTTPServerAttrs are the HTTP semantic conventions' request attributes
 // of a server span: method, route (the gate's endpoint pattern, low
 // cardinality) and path.
@@ -40,11 +48,13 @@ func HTTPServerAttrs(r *http.Request, route string) []attribute.KeyValue {
 }
 
 // Transport wraps base so that each backend request made under a
-// recording span gets its own client span (HTTP semantic conventions:
-// method, server address and port, path, status) and carries that span's
-// W3C traceparent, so RAGFlow's and Meilisearch's logs and traces join
-// the caller's trace. A request under no recording span goes to base
-// untouched.
+// recording span carries a W3C traceparent, so RAGFlow's and
+// Meilisearch's logs and traces join the caller's trace. Under a client
+// span (the retrieval's, the model call's: they stand for the backend
+// call) the request carries that span's context and the span gets the
+// response status; under any other span the request gets its own client
+// span (HTTP semantic conventions: method, server address and port, path,
+// status). A request under no recording span goes to base untouched.
 func Transport(base http.RoundTripper) http.RoundTripper {
 	return &transport{base: base, prop: propagation.TraceContext{}}
 }
@@ -55,8 +65,12 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !trace.SpanFromContext(req.Context()).IsRecording() {
+	parent := trace.SpanFromContext(req.Context())
+	if !parent.IsRecording() {
 		return t.base.RoundTrip(req)
+	}
+	if isClient(parent) {
+		return t.underClient(req, Span{parent})
 	}
 	ctx, span := Start(req.Context(), req.Method, trace.SpanKindClient, clientAttrs(req)...)
 	req = req.Clone(ctx) // a RoundTripper must not modify the caller's request
@@ -73,6 +87,24 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &endOnClose{ReadCloser: resp.Body, span: span}
 	return resp, nil
+}
+
+// underClient sends req under the client span that stands for it; the
+// span's owner ends it.
+func (t *transport) underClient(req *http.Request, span Span) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	t.prop.Inject(req.Context(), propagation.HeaderCarrier(req.Header))
+	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		span.Set(attribute.Int("http.response.status_code", resp.StatusCode))
+	}
+	return resp, err
+}
+
+// isClient reports whether s is a client span (the SDK's spans say).
+func isClient(s trace.Span) bool {
+	k, ok := s.(interface{ SpanKind() trace.SpanKind })
+	return ok && k.SpanKind() == trace.SpanKindClient
 }
 
 // clientAttrs are a client span's request attributes. Only the path: a

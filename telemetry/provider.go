@@ -112,16 +112,33 @@ func wanted(getenv func(string) string) (bool, error) {
 }
 
 // newExporter is the OTLP exporter over the protocol the environment
-// names: http/protobuf (the specification's default) or grpc.
+// names: http/protobuf (the specification's default) or grpc. The
+// endpoint is handed over as the specification reads it (a traces
+// endpoint as is; the general one with /v1/traces for HTTP) because the
+// exporter reads the process's environment itself, not Options.Getenv;
+// the rest (headers, TLS, timeout) it reads from the environment.
 func newExporter(ctx context.Context, getenv func(string) string) (*otlptrace.Exporter, error) {
 	proto := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
 	if proto == "" {
 		proto = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
 	}
+	traces, base := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), strings.TrimRight(getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), "/")
 	switch strings.TrimSpace(proto) {
 	case "", "http/protobuf":
+		if traces == "" && base != "" {
+			traces = base + "/v1/traces"
+		}
+		if traces != "" {
+			return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(traces))
+		}
 		return otlptracehttp.New(ctx)
 	case "grpc":
+		if traces == "" {
+			traces = base
+		}
+		if traces != "" {
+			return otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(traces))
+		}
 		return otlptracegrpc.New(ctx)
 	default:
 		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or grpc, not %q", proto)

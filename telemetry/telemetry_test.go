@@ -187,3 +187,34 @@ func attr(kvs []attribute.KeyValue, key string) attribute.Value {
 }
 
 var _ sdktrace.SpanExporter = (*tracetest.InMemoryExporter)(nil)
+
+// TestModelCallSpanIsTheBackendRequestsParent: a request made under the
+// model call's client span carries that span's context and makes no
+// second client span.
+func TestModelCallSpanIsTheBackendRequestsParent(t *testing.T) {
+	p, exp := recorder(t, false)
+	var got http.Header
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() }))
+	defer backend.Close()
+	ctx, call := p.StartServer(context.Background(), nil, "POST /agent/tools/ask")
+	gctx, gen := StartGeneration(ctx, 1)
+	req, _ := http.NewRequestWithContext(gctx, http.MethodPost, backend.URL+"/api/v1/chat/completions", nil)
+	resp, err := (&http.Client{Transport: Transport(http.DefaultTransport)}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	EndGeneration(gen, Usage{}, nil)
+	call.End()
+	spans := flushed(t, p, exp)
+	if len(spans) != 2 {
+		t.Fatalf("%d spans, want the call and the model call", len(spans))
+	}
+	want := "00-" + spans[0].SpanContext.TraceID().String() + "-" + spans[0].SpanContext.SpanID().String() + "-01"
+	if spans[0].Name != "chat ragflow-default" || got.Get("Traceparent") != want {
+		t.Errorf("backend got traceparent %q, want the model call's %q", got.Get("Traceparent"), want)
+	}
+	if attr(spans[0].Attributes, "http.response.status_code").AsInt64() != 200 {
+		t.Error("the model call span lacks the response status")
+	}
+}

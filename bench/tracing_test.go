@@ -1,0 +1,266 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wikigate/wikigate/gateway"
+	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/policies"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/telemetry"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// BenchmarkTracing weighs tracing (README, Tracing) on one ask: POST
+// /agent/tools/ask through the gateway's handler with the real RAGFlow
+// client, whose HTTP client is wrapped like backend.HTTPClient's
+// (telemetry.Transport) over an in-memory transport answering with the
+// development RAGFlow's recorded retrieval and SSE stream. Authentication
+// and the policy are fixed fakes. Sub-benchmarks:
+//
+//   - off: no tracer, the default (the target: nothing measurable next to
+//     the same call before tracing existed);
+//   - on: every span recorded and batched, exported to an exporter that
+//     drops them (the cost of making the spans);
+//   - on-otlp: exported by the OTLP/HTTP exporter the gate uses to a
+//     receiver in this process that reads and discards each request (the
+//     export's protobuf encoding and HTTP too; the receiver's share is in
+//     cpu-ns/op as well, so this overstates the gate's cost).
+//
+// cpu-ns/op is the process's CPU time (user and system, all goroutines,
+// the batch exporter's included) per call; the target for on is at most
+// 10 µs more than off.
+func BenchmarkTracing(b *testing.B) {
+	b.Run("off", func(b *testing.B) { benchTracedAsk(b, nil) })
+	b.Run("on", func(b *testing.B) {
+		tp, err := telemetry.New(context.Background(), telemetry.Options{Exporter: dropSpans{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tp.Shutdown(context.Background())
+		benchTracedAsk(b, tp)
+	})
+	b.Run("on-otlp", func(b *testing.B) {
+		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/x-protobuf")
+		}))
+		defer recv.Close()
+		env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": recv.URL}
+		tp, err := telemetry.New(context.Background(), telemetry.Options{Getenv: func(k string) string { return env[k] }})
+		if err != nil || !tp.Enabled() {
+			b.Fatalf("tracer: %v", err)
+		}
+		defer tp.Shutdown(context.Background())
+		benchTracedAsk(b, tp)
+	})
+}
+
+func benchTracedAsk(b *testing.B, tp *telemetry.Provider) {
+	g := tracedGateway(b, tp)
+	body := `{"question":"How do I configure agent memory?"}`
+	ask := func() {
+		r := httptest.NewRequest(http.MethodPost, "/agent/tools/ask", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Authorization", "Bearer bench")
+		r.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+		w := httptest.NewRecorder()
+		g.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !bytes.Contains(w.Body.Bytes(), []byte(`"citations":[{`)) {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+	ask()
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		ask()
+	}
+	_ = tp.ForceFlush(context.Background()) // the export of these calls' spans is their cost too
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+func tracedGateway(b *testing.B, tp *telemetry.Provider) *gateway.Gateway {
+	b.Helper()
+	read := func(name string) []byte {
+		raw, err := os.ReadFile(filepath.Join("..", "ragflow", "testdata", "devragflow", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return raw
+	}
+	rt := cannedRAGFlow{retrieval: read("retrieval.bench.json"), stream: read("completion.bench.sse")}
+	client, err := ragflow.New(ragflow.Config{URL: "http://ragflow.invalid", APIKey: "ragflow-benchkey",
+		HTTPClient: &http.Client{Transport: telemetry.Transport(rt)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := gateway.New(gateway.Config{Answer: gateway.AnswerConfig{Stream: true}},
+		gateway.Deps{Auth: fixedAgent{}, Policy: allowKgent{}, Search: noSearch{}, Answers: client, Tracer: tp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
+
+// cannedRAGFlow answers each route with its recorded body, in memory
+// (ragflow/testdata/devragflow: the development RAGFlow's answers).
+type cannedRAGFlow struct{ retrieval, stream []byte }
+
+func (t cannedRAGFlow) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	body, ct := t.retrieval, "application/json"
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		body, ct = t.stream, "text/event-stream; charset=utf-8"
+	}
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {ct}},
+		Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: r}, nil
+}
+
+type fixedAgent struct{}
+
+func (fixedAgent) AuthenticateAgent(*http.Request) (identity.Principal, error) {
+	return identity.Principal{Type: identity.TypeAgent, ID: "kunora-coding-agent", Credential: identity.CredentialJWT}, nil
+}
+
+func (fixedAgent) AuthenticateAnswer(*http.Request) (identity.Principal, error) {
+	return identity.Principal{}, errors.New("not used")
+}
+
+// allowKgent allows kunora-kgent's component pages on main (the grant of
+// bench run C), one dataset.
+type allowKgent struct{}
+
+func (allowKgent) Decide(context.Context, policies.Input) (policies.Decision, error) {
+	const path = "publish/system/components/kunora-kgent"
+	return policies.Decision{
+		Allow: true,
+		Scope: protocol.Scope{Projects: []string{"kunora-kgent"}, Paths: []string{path}, Version: "main",
+			ProjectPaths: map[string][]string{"kunora-kgent": {path}}, Datasets: []string{"d092f80af64f8e5e119cee1082c471b4"}},
+		Datasets: []policies.Dataset{{ID: "d092f80af64f8e5e119cee1082c471b4", Project: "kunora-kgent", Version: "main", Status: "approved"}},
+		Index:    "wiki_pages",
+		Revision: "bench",
+	}, nil
+}
+
+func (p allowKgent) DecideTool(ctx context.Context, in policies.Input) (policies.Decision, error) {
+	return p.Decide(ctx, in)
+}
+
+func (allowKgent) Revision() string { return "bench" }
+
+type noSearch struct{}
+
+func (noSearch) Search(context.Context, meili.SearchParams) (*meili.SearchResponse, error) {
+	return nil, errors.New("not used")
+}
+func (noSearch) Health(context.Context) error { return nil }
+
+// dropSpans is an exporter that keeps nothing.
+type dropSpans struct{}
+
+func (dropSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (dropSpans) Shutdown(context.Context) error                             { return nil }
+
+// processCPU is the CPU time this process has used (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkTracingPerCall is tracing's own work in one ask, without the
+// ask around it (whose cost varies far more than 10 µs between runs on a
+// shared machine): the spans the gate makes for an ask, in its order
+// (integration/tracing_test.go lists them) — the call's server span from
+// the caller's traceparent, authenticate, tool gate, decide, the
+// retrieval and the model call, each with the traceparent written into
+// its backend request by telemetry.Transport, and audit. off is the
+// default (nil tracer); on records and batches every span to an exporter
+// that drops them.
+func BenchmarkTracingPerCall(b *testing.B) {
+	b.Run("off", func(b *testing.B) { benchCallSpans(b, nil) })
+	b.Run("on", func(b *testing.B) {
+		tp, err := telemetry.New(context.Background(), telemetry.Options{Exporter: dropSpans{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tp.Shutdown(context.Background())
+		benchCallSpans(b, tp)
+	})
+}
+
+func benchCallSpans(b *testing.B, tp *telemetry.Provider) {
+	in := http.Header{"Traceparent": {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}
+	srvReq := httptest.NewRequest(http.MethodPost, "/agent/tools/ask", nil)
+	rt := telemetry.Transport(okTransport{})
+	reqs := [2]*http.Request{}
+	for i, path := range []string{"/api/v1/retrieval", "/api/v1/chat/completions"} {
+		reqs[i] = httptest.NewRequest(http.MethodPost, "http://ragflow.invalid"+path, nil)
+	}
+	backendCall := func(ctx context.Context, i int) {
+		req := reqs[i]
+		if ctx != req.Context() { // traced: the request goes under its span
+			req = req.WithContext(ctx)
+		}
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	datasets := []string{"d092f80af64f8e5e119cee1082c471b4"}
+	usage := telemetry.Usage{FinishReasons: []string{"stop"}}
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		ctx, call := context.Background(), telemetry.Span{}
+		if tp.Active(ctx) { // as the gateway does (traceCall)
+			ctx, call = tp.StartServer(ctx, in, "POST /agent/tools/ask", telemetry.HTTPServerAttrs(srvReq, "/agent/tools/ask")...)
+		}
+		_, s := telemetry.Stage(ctx, telemetry.StageAuthenticate)
+		telemetry.EndAuth(s, "agent", "jwt", nil)
+		_, s = telemetry.Stage(ctx, telemetry.StageToolGate)
+		telemetry.EndDecision(s, true, "", "bench")
+		_, s = telemetry.Stage(ctx, telemetry.StageDecide)
+		telemetry.EndDecision(s, true, "", "bench")
+		rctx, s := telemetry.StartRetrieval(ctx, datasets, 8)
+		backendCall(rctx, 0)
+		s.End()
+		gctx, s := telemetry.StartGeneration(ctx, 1)
+		backendCall(gctx, 1)
+		telemetry.EndGeneration(s, usage, nil)
+		_, s = telemetry.Stage(ctx, telemetry.StageAudit)
+		s.End()
+		telemetry.EndCall(call, 200, "answered")
+	}
+	_ = tp.ForceFlush(context.Background())
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// okTransport answers every request 200 with an empty body, the same
+// response each time, so that off measures only what tracing adds.
+type okTransport struct{}
+
+var okResponse = &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}
+
+func (okTransport) RoundTrip(*http.Request) (*http.Response, error) { return okResponse, nil }
