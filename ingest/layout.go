@@ -94,6 +94,22 @@ type versionRoot struct {
 	// htmlFiles: the site's configuration publishes the pages as .html
 	// files (MkDocs use_directory_urls: false), whatever the mapping says.
 	htmlFiles bool
+	// localeInBase: the locale segment follows url.base, as a Mintlify
+	// page's folder does (/docs/fr/quickstart); Docusaurus puts it first
+	// (/fr/docs/intro).
+	localeInBase bool
+}
+
+// localeURL is the published URL of a page of the root whose URL in the
+// site's default language is u.
+func (r versionRoot) localeURL(u, base string) string {
+	switch {
+	case r.locale == "":
+		return u
+	case r.localeInBase && strings.HasPrefix(u, base):
+		return base + r.locale + "/" + strings.TrimPrefix(u, base)
+	}
+	return "/" + r.locale + u
 }
 
 // urlMapping is the mapping whose URL rule builds the root's page URLs:

@@ -14,7 +14,8 @@ import (
 // anchors, dropdowns, versions). A language of navigation.languages whose
 // pages live under a folder of its code (es/quickstart) is a locale: its
 // pages form their own root, keep the path of the page they translate and
-// get /<code> before their URL, as Mintlify publishes them. Without a
+// get /<code> right after url.base in their URL, where Mintlify publishes
+// them (the folder is part of the page's path there). Without a
 // navigation page, every page file but snippets/ is read.
 func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 	name, raw, err := readConfig(fsys, "docs.json", "mint.json")
@@ -41,7 +42,7 @@ func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 			r, rel := &root, p
 			if dir, rest, ok := strings.Cut(p, "/"); ok && lang != "" && strings.EqualFold(dir, lang) {
 				if roots[dir] == nil {
-					roots[dir] = &versionRoot{version: m.CurrentVersion, locale: dir, dir: dir}
+					roots[dir] = &versionRoot{version: m.CurrentVersion, locale: dir, dir: dir, localeInBase: true}
 				}
 				r, rel = roots[dir], rest
 			}

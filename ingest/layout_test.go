@@ -205,7 +205,8 @@ func TestMkDocsWithoutDirectoryURLsStoresHTMLFiles(t *testing.T) {
 
 // Mintlify's navigation.languages are locales: a language's pages under
 // its folder (es/quickstart) keep the path of the page they translate and
-// are published under /es/, like a Docusaurus translation. A language's
+// are published under /docs/es/ (Mintlify's folder follows the base,
+// where Docusaurus puts the locale first: /es/docs/). A language's
 // navigation may be in its own file ("$ref", as Mintlify's own docs do).
 func TestMintlifyLanguagesAreLocales(t *testing.T) {
 	fsys := fstest.MapFS{
@@ -219,7 +220,7 @@ func TestMintlifyLanguagesAreLocales(t *testing.T) {
 		"es/index.mdx":       file("# Bienvenido\n"),
 		"es/guide/setup.mdx": file("# Instalación\n"),
 	}
-	m := mustMapping(t, "pathPrefix: publish\nprojects: [{id: p, path: ''}]\n")
+	m := mustMapping(t, "pathPrefix: publish\nprojects: [{id: p, path: ''}]\nurl: {base: /docs/}\n")
 	pages, _, err := ReadFSAs(fsys, m, DetectLayout(fsys))
 	if err != nil {
 		t.Fatal(err)
@@ -232,10 +233,10 @@ func TestMintlifyLanguagesAreLocales(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
-		"publish/guide/setup.mdx (main) /guide/setup Setup",
-		"publish/guide/setup.mdx (main, es) /es/guide/setup Instalación",
-		"publish/index.mdx (main) / Welcome",
-		"publish/index.mdx (main, es) /es/ Bienvenido",
+		"publish/guide/setup.mdx (main) /docs/guide/setup Setup",
+		"publish/guide/setup.mdx (main, es) /docs/es/guide/setup Instalación",
+		"publish/index.mdx (main) /docs/ Welcome",
+		"publish/index.mdx (main, es) /docs/es/ Bienvenido",
 	}
 	if !slices.Equal(got, want) || len(ids) != 4 {
 		t.Fatalf("pages\n%q\nwant\n%q (%d ids)", got, want, len(ids))

@@ -207,9 +207,7 @@ func readPage(fsys fs.FS, r versionRoot, file string, m *Mapping, gen doctext.Ge
 		return Page{ID: p.ID}, err
 	}
 	p.URL = m.pageURL(r.version, rel, fm.Slug)
-	if p.Locale != "" {
-		p.URL = "/" + p.Locale + p.URL
-	}
+	p.URL = r.localeURL(p.URL, m.URL.Base)
 	p.PathPrefixes = pathPrefixes(p.Path)
 	p.computeHash()
 	return p, nil

@@ -56,7 +56,7 @@ func TestHTMLFilesAndMintlifyLocalesResolveToTheirPages(t *testing.T) {
 			},
 		},
 		"mintlify languages": {
-			"pathPrefix: publish\nprojects: [{id: p, path: ''}]\nurl: {locales: [fr]}\n",
+			"pathPrefix: publish\nprojects: [{id: p, path: ''}]\nurl: {base: /docs/, locales: [fr]}\n",
 			fstest.MapFS{
 				"docs.json": {Data: []byte(`{"navigation": {"languages": [{"language": "en", "pages": ["index", "guide/setup"]},
 					{"language": "fr", "pages": ["fr/index", "fr/guide/setup"]}]}}`)},
