@@ -60,6 +60,9 @@ func detailLines(rec Record) string {
 		{"occurrences", strconv.Itoa(rec.Count)},
 		{"dedupe key", rec.DedupeKey},
 	}
+	if r := rec.Ratings; r != nil {
+		rows = append(rows[:len(rows)-1], [2]string{"ratings", fmt.Sprintf("%d helpful, %d not helpful", r.Helpful, r.NotHelpful)}, rows[len(rows)-1])
+	}
 	return table(rows)
 }
 
@@ -68,6 +71,9 @@ func commentBody(rec Record, occ Caller) string {
 	rows := [][2]string{
 		{"occurrences", strconv.Itoa(rec.Count)},
 		{"caller", callerLine(occ)},
+	}
+	if occ.Rating != "" {
+		rows = append(rows, [2]string{"rating", strings.ReplaceAll(occ.Rating, "_", " ")})
 	}
 	return fmt.Sprintf("Seen again (occurrence %d).\n\n%s", rec.Count, fenced(table(rows)))
 }

@@ -47,19 +47,31 @@ type Caller struct {
 	Type string    `json:"type"`
 	ID   string    `json:"id"`
 	At   time.Time `json:"at"`
+	// Rating is the occurrence's rating of an answer (protocol.Rating*),
+	// "" for a report of a gap.
+	Rating string `json:"rating,omitempty"`
+}
+
+// Ratings count an answer's ratings across its record's occurrences.
+type Ratings struct {
+	Helpful    int `json:"helpful"`
+	NotHelpful int `json:"notHelpful"`
 }
 
 // Submission is one create_feedback or create_improvement_task call as the
 // gateway decided it: Scope is the effective scope, never the requested one,
 // so two callers asking the same thing within the same grant merge.
 type Submission struct {
-	Tool           string
-	EventType      string
-	Question       string
-	Scope          protocol.Scope
-	CitationPaths  []string
-	Title          string
-	Comment        string
+	Tool          string
+	EventType     string
+	Question      string
+	Scope         protocol.Scope
+	CitationPaths []string
+	Title         string
+	Comment       string
+	// Rating rates an answer (protocol.RatingHelpful, RatingNotHelpful);
+	// "" for a report of a gap.
+	Rating         string
 	Caller         Caller
 	IdempotencyKey string // optional; scoped to (caller type, caller id, tool)
 	BodyHash       string // sha256 of the canonical request body
@@ -89,7 +101,9 @@ type Record struct {
 	FirstSeenAt   time.Time      `json:"firstSeenAt"`
 	LastSeenAt    time.Time      `json:"lastSeenAt"`
 	Callers       []Caller       `json:"callers"`
-	Issue         *IssueRef      `json:"issue,omitempty"`
+	// Ratings is set once an occurrence rated the answer.
+	Ratings *Ratings  `json:"ratings,omitempty"`
+	Issue   *IssueRef `json:"issue,omitempty"`
 	// SyncPending is true while occurrences wait to reach the sink.
 	SyncPending bool `json:"syncPending"`
 }
@@ -133,6 +147,25 @@ func (r *Record) addOccurrence(c Caller, comment string) {
 	if comment != "" {
 		r.Comments = keepLast(append(r.Comments, comment), maxComments)
 	}
+	r.Ratings = r.Ratings.add(c.Rating, 1)
+}
+
+// add counts n more ratings of kind rating (n < 0 takes them away); a
+// nil Ratings starts at zero, and "" changes nothing.
+func (r *Ratings) add(rating string, n int) *Ratings {
+	if rating != protocol.RatingHelpful && rating != protocol.RatingNotHelpful {
+		return r
+	}
+	out := Ratings{}
+	if r != nil {
+		out = *r
+	}
+	if rating == protocol.RatingHelpful {
+		out.Helpful += n
+	} else {
+		out.NotHelpful += n
+	}
+	return &out
 }
 
 // clone returns a deep copy, so a Record handed out never aliases one that
@@ -142,6 +175,10 @@ func (r Record) clone() Record {
 	r.CitationPaths = slices.Clone(r.CitationPaths)
 	r.Comments = slices.Clone(r.Comments)
 	r.Callers = slices.Clone(r.Callers)
+	if r.Ratings != nil {
+		counts := *r.Ratings
+		r.Ratings = &counts
+	}
 	if r.Issue != nil {
 		ref := *r.Issue
 		r.Issue = &ref

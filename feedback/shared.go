@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wikigate/wikigate/dedupe"
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // Submitter is what the gateway needs from a feedback store. The bbolt
@@ -73,15 +74,25 @@ func NewStoredRecord(sub Submission, dedupeKey, id string) *StoredRecord {
 // Merge folds sub into sr as one occurrence; withSink queues it for the
 // sink too.
 func (sr *storedRecord) Merge(sub Submission, withSink bool) {
-	sr.addOccurrence(sub.Caller, sub.Comment)
+	caller := sub.Caller
+	caller.Rating = sub.Rating
+	sr.addOccurrence(caller, sub.Comment)
 	if sr.Title == "" {
 		sr.Title = sub.Title
 	}
-	if withSink {
-		occ := occurrence{Caller: sub.Caller, Comment: sub.Comment, Count: sr.Count}
+	if withSink && tellsTheSink(sub) {
+		occ := occurrence{Caller: caller, Comment: sub.Comment, Count: sr.Count}
 		sr.Pending = keepLast(append(sr.Pending, occ), maxCallers)
 	}
 	sr.SyncPending = len(sr.Pending) > 0
+}
+
+// tellsTheSink: every occurrence reaches the sink but a bare "helpful"
+// (no comment), which is counted in the record's ratings and shown with
+// its next issue text, and never opens or comments on an issue by itself:
+// the docs team hears of problems, not of every thumbs-up.
+func tellsTheSink(sub Submission) bool {
+	return sub.Rating != protocol.RatingHelpful || sub.Comment != ""
 }
 
 // Public is the copy of the record handed to callers.

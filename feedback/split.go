@@ -48,6 +48,11 @@ func (sr *storedRecord) splitTail(id string, moved int, pending []occurrence) *s
 	k := min(moved, len(sr.Callers))
 	n.Callers = slices.Clone(sr.Callers[len(sr.Callers)-k:])
 	sr.Callers = sr.Callers[:len(sr.Callers)-k]
+	n.Ratings = nil
+	for _, c := range n.Callers {
+		n.Ratings = n.Ratings.add(c.Rating, 1)
+		sr.Ratings = sr.Ratings.add(c.Rating, -1)
+	}
 	c := min(commentsIn(pending), len(sr.Comments))
 	n.Comments = slices.Clone(sr.Comments[len(sr.Comments)-c:])
 	sr.Comments = sr.Comments[:len(sr.Comments)-c]

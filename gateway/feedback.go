@@ -11,9 +11,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wikigate/wikigate/dedupe"
 	"github.com/wikigate/wikigate/feedback"
+	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/scope"
+	"github.com/wikigate/wikigate/sessions"
 )
 
 // feedbackRequest is the body of create_feedback and
@@ -24,6 +27,7 @@ type feedbackRequest struct {
 	EventType      string              `json:"eventType"`
 	Citations      []protocol.Citation `json:"citations,omitempty"`
 	Comment        string              `json:"comment,omitempty"`
+	Rating         string              `json:"rating,omitempty"`
 	Title          string              `json:"title,omitempty"`
 	IdempotencyKey string              `json:"idempotencyKey,omitempty"`
 	DedupeKey      string              `json:"dedupeKey,omitempty"`
@@ -59,6 +63,9 @@ func (r *feedbackRequest) validate() error {
 	case utf8.RuneCountInString(r.Title) > maxTitleRunes:
 		return invalid(fmt.Sprintf("title is longer than %d characters", maxTitleRunes))
 	}
+	if err := r.validateRating(); err != nil {
+		return err
+	}
 	for i, c := range r.Citations {
 		p, err := scope.NormalizePath(fmt.Sprintf("citations[%d].path", i), c.Path)
 		if err != nil {
@@ -67,6 +74,18 @@ func (r *feedbackRequest) validate() error {
 		r.paths = append(r.paths, p)
 	}
 	return validateStandard(&r.Standard, true)
+}
+
+// validateRating: feedback on an answer (qa_answer) rates it helpful or
+// not_helpful, and only such feedback carries a rating.
+func (r *feedbackRequest) validateRating() error {
+	switch {
+	case r.EventType == protocol.EventAnswer && r.Rating != protocol.RatingHelpful && r.Rating != protocol.RatingNotHelpful:
+		return invalid("rating is required with eventType qa_answer: helpful or not_helpful")
+	case r.EventType != protocol.EventAnswer && r.Rating != "":
+		return invalid("rating rates an answer: send it with eventType qa_answer")
+	}
+	return nil
 }
 
 // feedbackResponse is what the caller sees of a record: never the other
@@ -84,6 +103,7 @@ type feedbackView struct {
 	DedupeKey   string             `json:"dedupeKey"`
 	Status      string             `json:"status"`
 	Count       int                `json:"count"`
+	Ratings     *feedback.Ratings  `json:"ratings,omitempty"`
 	FirstSeenAt time.Time          `json:"firstSeenAt"`
 	LastSeenAt  time.Time          `json:"lastSeenAt"`
 	Issue       *feedback.IssueRef `json:"issue,omitempty"`
@@ -97,7 +117,7 @@ func (g *Gateway) runFeedback(ctx context.Context, c *call) (any, error) {
 	sub := feedback.Submission{
 		Tool: c.rec.Tool, EventType: req.EventType, Question: req.Question,
 		Scope: c.decision.Scope, CitationPaths: req.paths,
-		Title: req.Title, Comment: req.Comment,
+		Title: req.Title, Comment: req.Comment, Rating: req.Rating,
 		// Anonymous readers (people's /answer/feedback) share the caller
 		// "anonymous": their addresses are never stored.
 		Caller:         feedback.Caller{Type: c.principal.Type, ID: c.audit().Caller, At: g.now()},
@@ -139,7 +159,7 @@ func feedbackResult(r feedback.Result) string {
 func viewOf(r feedback.Record) feedbackView {
 	return feedbackView{
 		ID: r.ID, Type: r.Tool, EventType: r.EventType, DedupeKey: r.DedupeKey, Status: r.Status,
-		Count: r.Count, FirstSeenAt: r.FirstSeenAt, LastSeenAt: r.LastSeenAt, Issue: r.Issue,
+		Count: r.Count, Ratings: r.Ratings, FirstSeenAt: r.FirstSeenAt, LastSeenAt: r.LastSeenAt, Issue: r.Issue,
 	}
 }
 
@@ -150,7 +170,26 @@ func bodyHash(tool string, r *feedbackRequest) string {
 		Tool, EventType, Question, Comment, Title string
 		Scope                                     *protocol.Scope
 		Paths                                     []string
-	}{tool, r.EventType, r.Question, r.Comment, r.Title, r.Scope, r.paths})
+		Rating                                    string `json:",omitempty"` // absent without one: older keys still match
+	}{tool, r.EventType, r.Question, r.Comment, r.Title, r.Scope, r.paths, r.Rating})
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:])
+}
+
+// answerKey computes the dedupeKey of an answer's create_feedback action
+// (docs/protocol.md, AnswerResult: Actions): §8.1 over qa_answer, the
+// question, the decided scope and the cited paths, which is what
+// runFeedback computes from a rating that sends the same question and
+// citations back.
+func answerKey(question string, eff protocol.Scope) func([]string) string {
+	return func(paths []string) string { return dedupe.Key(protocol.EventAnswer, question, eff, paths) }
+}
+
+// turnActions are the actions a stored session turn's answer offered,
+// keyed as the answer keyed them (answerKey, or the no-answer's key).
+func turnActions(t sessions.Turn, eff protocol.Scope, o normalizer.AnswerOptions) []protocol.Action {
+	if t.NoAnswer {
+		return normalizer.Actions(true, dedupe.Key(protocol.EventNoAnswer, t.Question, eff, nil), o)
+	}
+	return normalizer.Actions(false, answerKey(t.Question, eff)(normalizer.CitationPaths(t.Citations)), o)
 }

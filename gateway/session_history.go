@@ -37,7 +37,10 @@ type historyTurn struct {
 	Answer         string                   `json:"answer"`
 	Citations      []protocol.Citation      `json:"citations"`
 	NoAnswerReason *protocol.NoAnswerReason `json:"noAnswerReason"`
-	At             time.Time                `json:"at"`
+	// Actions are the turn's actions as its answer offered them, so a
+	// restored conversation can still rate or report it.
+	Actions []protocol.Action `json:"actions"`
+	At      time.Time         `json:"at"`
 }
 
 // serveSessionHistory answers GET /answer/sessions/{id}: the credential,
@@ -89,8 +92,11 @@ func (g *Gateway) historyOf(c *call) sessionHistory {
 		CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt, TrimmedTurns: s.TrimmedTurns,
 		CitationSummary: nonNil(s.CitationSummary), Turns: []historyTurn{}, Audit: c.audit(),
 	}
+	opts := normalizer.AnswerOptions{WriteTools: g.servedWriteTools(c.decision.WriteTools), FeedbackEndpoint: g.feedbackEndpointFor(c.rec.Endpoint)}
 	for _, t := range s.Turns {
-		out.Turns = append(out.Turns, g.historyTurnOf(t))
+		h := g.historyTurnOf(t)
+		h.Actions = turnActions(t, c.decision.Scope, opts)
+		out.Turns = append(out.Turns, h)
 	}
 	return out
 }

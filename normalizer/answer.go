@@ -61,6 +61,10 @@ type AnswerOptions struct {
 	// NoAnswerKey, when DedupeKey is empty, computes that key: only a
 	// no-answer shows it, so an answered call does not pay for it.
 	NoAnswerKey func() string
+	// AnswerKey computes the §8.1 key of an answered result's
+	// create_feedback action over the cited paths (event qa_answer); nil
+	// offers no action with an answer.
+	AnswerKey func(citationPaths []string) string
 	// WriteTools are the write tools the decision allows; an action is
 	// enabled iff its tool is here.
 	WriteTools []string
@@ -115,7 +119,7 @@ func Answer(text string, chunks []ragflow.Chunk, eff protocol.Scope, o AnswerOpt
 		Confidence:   answerConfidence(gr.g, o),
 		Grounding:    gr.g,
 		RelatedPages: ragRelatedPages(chunks, inScope, gr.nb.ref),
-		Actions:      []protocol.Action{},
+		Actions:      answeredActions(gr.nb.citations, o),
 	}, stats
 }
 
@@ -237,9 +241,41 @@ func noAnswer(reason string, chunks []ragflow.Chunk, inScope []bool, o AnswerOpt
 			Message: noAnswerMessages[reason],
 		},
 		RelatedPages: related,
-		Actions: []protocol.Action{
-			{Type: protocol.ActionCreateFeedback, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateFeedback), DedupeKey: key, Endpoint: o.FeedbackEndpoint},
-			{Type: protocol.ActionCreateImprovementTask, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateImprovementTask), DedupeKey: key},
-		},
+		Actions:      Actions(true, key, o),
 	}
+}
+
+// answeredActions is the create_feedback action of an answer, keyed over
+// its citation paths; none without AnswerKey.
+func answeredActions(cites []protocol.Citation, o AnswerOptions) []protocol.Action {
+	if o.AnswerKey == nil {
+		return []protocol.Action{}
+	}
+	return Actions(false, o.AnswerKey(CitationPaths(cites)), o)
+}
+
+// Actions are the follow-ups offered with a result (docs/protocol.md,
+// AnswerResult: Actions), each carrying key and enabled when the caller
+// may use its tool (o.WriteTools): create_feedback always, naming
+// o.FeedbackEndpoint where set; create_improvement_task with a no-answer
+// only (a gap to fill, where an answer gets a rating). A session's history
+// offers its turns' actions with the same function.
+func Actions(noAnswer bool, key string, o AnswerOptions) []protocol.Action {
+	acts := []protocol.Action{
+		{Type: protocol.ActionCreateFeedback, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateFeedback), DedupeKey: key, Endpoint: o.FeedbackEndpoint},
+	}
+	if noAnswer {
+		acts = append(acts, protocol.Action{Type: protocol.ActionCreateImprovementTask, Enabled: slices.Contains(o.WriteTools, protocol.ActionCreateImprovementTask), DedupeKey: key})
+	}
+	return acts
+}
+
+// CitationPaths are the paths of cites, in order: what an answer's
+// feedback key covers and what its feedback sends back as citations.
+func CitationPaths(cites []protocol.Citation) []string {
+	paths := make([]string, len(cites))
+	for i, c := range cites {
+		paths[i] = c.Path
+	}
+	return paths
 }

@@ -33,11 +33,8 @@ type prepared struct {
 	crossChecked  int
 	topdownReason string
 	revision      string
-	digest        string   // SHA-256 of the served files (Decision.Digest)
-	sources       snapshot // those files, kept on disk by KeepRevisions
-	keepResult    bool     // a decision log is on: decisions keep the policy's result
-	rego          string   // digest of the Rego modules alone: all the Wasm compile reads
-	key           string   // candidate.key: is a new candidate this same policy?
+	rego          string // digest of the Rego modules alone: all the Wasm compile reads
+	key           string // candidate.key: is a new candidate this same policy?
 	cache         *decisionCache
 	// uncacheable names the nondeterministic built-in that turned the
 	// cache off, for the load log line.
@@ -128,16 +125,11 @@ func (s snapshot) add(dir, path string) error {
 
 // revision is a short sha256 over the sorted file names and contents.
 func (s snapshot) revision() string {
-	return hashOf(s.entries())[:12]
-}
-
-// entries are the snapshot's files by name.
-func (s snapshot) entries() map[string][]byte {
 	entries := make(map[string][]byte, len(s))
 	for name, f := range s {
 		entries[name] = f.Data
 	}
-	return entries
+	return hashOf(entries)[:12]
 }
 
 // regoDigest hashes the Rego modules alone (the data left out): a data-only

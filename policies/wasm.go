@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -156,10 +155,7 @@ func (p *prepared) decideWasm(ctx context.Context, entrypoint int32, in *Input, 
 	if err != nil {
 		return Decision{}, fmt.Errorf("policy %s: %s%w", p.revision, what, err)
 	}
-	d.Revision, d.Digest = p.revision, p.digest
-	if p.keepResult {
-		d.result = json.RawMessage(bytes.Clone(bufs.out)) // the buffer is reused
-	}
+	d.Revision = p.revision
 	return d, nil
 }
 

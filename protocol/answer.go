@@ -18,6 +18,15 @@ const (
 // FeedbackResult).
 const (
 	EventNoAnswer = "qa_no_answer"
+	// EventAnswer is feedback on an answer: a rating (Rating*) and an
+	// optional comment, keyed over the answer's citation paths.
+	EventAnswer = "qa_answer"
+)
+
+// Ratings of an answer, sent with EventAnswer feedback.
+const (
+	RatingHelpful    = "helpful"
+	RatingNotHelpful = "not_helpful"
 )
 
 // Action types offered with an AnswerResult (docs/protocol.md, AnswerResult:

@@ -89,18 +89,13 @@ func StartRetrieval(ctx context.Context, datasets []string, pageSize int) (conte
 		attribute.Int("wikigate.retrieval.page_size", pageSize))
 }
 
-// SetText records the question and the generated answer on the call's
-// span (the span in ctx), as the conventions' input and output messages,
-// only when the operator opted in (Options.RecordText); otherwise it does
-// nothing.
-func (p *Provider) SetText(ctx context.Context, question, answer string) {
-	if !p.RecordText() {
+// SetText records the question and the answer on a generation span, as
+// the conventions' input and output messages, only when the operator
+// opted in (Options.RecordText); otherwise it does nothing.
+func (p *Provider) SetText(s Span, question, answer string) {
+	if !p.RecordText() || !s.Recording() {
 		return
 	}
-	s := trace.SpanFromContext(ctx)
-	if !s.IsRecording() {
-		return
-	}
-	s.SetAttributes(GenAIInputMessages.String(`[{"role":"user","parts":[{"type":"text","content":`+quote(question)+`}]}]`),
+	s.Set(GenAIInputMessages.String(`[{"role":"user","parts":[{"type":"text","content":`+quote(question)+`}]}]`),
 		GenAIOutputMessages.String(`[{"role":"assistant","parts":[{"type":"text","content":`+quote(answer)+`}]}]`))
 }
