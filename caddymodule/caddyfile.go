@@ -43,6 +43,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		decision_timeout <duration>
 //		backend_timeout  <duration>
 //		log_questions
+//		token_metrics_per_caller
 //		api_keys_file    <path>
 //		agent_jwt {
 //			issuer      <iss>
@@ -140,28 +141,29 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	return parseBlock(d, "wikigate", map[string]func() error{
-		"site_mode":        func() error { return oneArg(d, &h.SiteMode) },
-		"policy_dir":       func() error { return oneArg(d, &h.PolicyDir) },
-		"site_mapping":     func() error { return oneArg(d, &h.SiteMapping) },
-		"policy":           func() error { h.Policy = new(PolicyConfig); return h.Policy.unmarshal(d) },
-		"watch_policy":     func() error { return onOff(d, &h.WatchPolicy) },
-		"max_body_size":    func() error { return sizeArg(d, &h.MaxBodyBytes) },
-		"decision_timeout": func() error { return durationArg(d, &h.DecisionTimeout) },
-		"backend_timeout":  func() error { return durationArg(d, &h.BackendTimeout) },
-		"log_questions":    func() error { h.LogQuestions = true; return noArgs(d) },
-		"api_keys_file":    func() error { return oneArg(d, &h.APIKeysFile) },
-		"agent_jwt":        func() error { h.AgentJWT = new(JWTConfig); return h.AgentJWT.unmarshal(d, false) },
-		"human_jwt":        func() error { h.HumanJWT = new(JWTConfig); return h.HumanJWT.unmarshal(d, true) },
-		"meilisearch":      func() error { h.Meilisearch = new(MeiliConfig); return h.Meilisearch.unmarshal(d) },
-		"ragflow":          func() error { h.RAGFlow = new(RAGFlowConfig); return h.RAGFlow.unmarshal(d) },
-		"sessions":         func() error { h.Sessions = new(SessionsConfig); return h.Sessions.unmarshal(d) },
-		"redis":            func() error { h.Redis = new(RedisConfig); return h.Redis.unmarshal(d) },
-		"postgres":         func() error { h.Postgres = new(PostgresConfig); return h.Postgres.unmarshal(d) },
-		"feedback":         func() error { h.Feedback = new(FeedbackConfig); return h.Feedback.unmarshal(d) },
-		"mcp":              func() error { h.MCP = new(MCPConfig); return h.MCP.unmarshal(d) },
-		"cors":             func() error { h.CORS = new(CORSConfig); return h.CORS.unmarshal(d) },
-		"streaming":        func() error { h.Streaming = new(StreamingConfig); return h.Streaming.unmarshal(d) },
-		"widget":           func() error { h.Widget = new(WidgetConfig); return h.Widget.unmarshal(d) },
+		"site_mode":                func() error { return oneArg(d, &h.SiteMode) },
+		"policy_dir":               func() error { return oneArg(d, &h.PolicyDir) },
+		"site_mapping":             func() error { return oneArg(d, &h.SiteMapping) },
+		"policy":                   func() error { h.Policy = new(PolicyConfig); return h.Policy.unmarshal(d) },
+		"watch_policy":             func() error { return onOff(d, &h.WatchPolicy) },
+		"max_body_size":            func() error { return sizeArg(d, &h.MaxBodyBytes) },
+		"decision_timeout":         func() error { return durationArg(d, &h.DecisionTimeout) },
+		"backend_timeout":          func() error { return durationArg(d, &h.BackendTimeout) },
+		"log_questions":            func() error { h.LogQuestions = true; return noArgs(d) },
+		"token_metrics_per_caller": func() error { h.TokenMetricsPerCaller = true; return noArgs(d) },
+		"api_keys_file":            func() error { return oneArg(d, &h.APIKeysFile) },
+		"agent_jwt":                func() error { h.AgentJWT = new(JWTConfig); return h.AgentJWT.unmarshal(d, false) },
+		"human_jwt":                func() error { h.HumanJWT = new(JWTConfig); return h.HumanJWT.unmarshal(d, true) },
+		"meilisearch":              func() error { h.Meilisearch = new(MeiliConfig); return h.Meilisearch.unmarshal(d) },
+		"ragflow":                  func() error { h.RAGFlow = new(RAGFlowConfig); return h.RAGFlow.unmarshal(d) },
+		"sessions":                 func() error { h.Sessions = new(SessionsConfig); return h.Sessions.unmarshal(d) },
+		"redis":                    func() error { h.Redis = new(RedisConfig); return h.Redis.unmarshal(d) },
+		"postgres":                 func() error { h.Postgres = new(PostgresConfig); return h.Postgres.unmarshal(d) },
+		"feedback":                 func() error { h.Feedback = new(FeedbackConfig); return h.Feedback.unmarshal(d) },
+		"mcp":                      func() error { h.MCP = new(MCPConfig); return h.MCP.unmarshal(d) },
+		"cors":                     func() error { h.CORS = new(CORSConfig); return h.CORS.unmarshal(d) },
+		"streaming":                func() error { h.Streaming = new(StreamingConfig); return h.Streaming.unmarshal(d) },
+		"widget":                   func() error { h.Widget = new(WidgetConfig); return h.Widget.unmarshal(d) },
 	})
 }
 

@@ -57,6 +57,10 @@ type Handler struct {
 	// LogQuestions writes questions in clear in audit records. Default
 	// false: only their SHA-256 is written.
 	LogQuestions bool `json:"log_questions,omitempty"`
+	// TokenMetricsPerCaller also counts generation tokens per caller
+	// (caddy_wikigate_caller_tokens_total, one series per caller). Default
+	// false: tokens are counted by tool and caller type only.
+	TokenMetricsPerCaller bool `json:"token_metrics_per_caller,omitempty"`
 	// AgentJWT verifies agents' bearer tokens.
 	AgentJWT *JWTConfig `json:"agent_jwt,omitempty"`
 	// HumanJWT verifies humans' SSO tokens (required in authenticated-read).
@@ -167,7 +171,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.keyStore != nil { // a typed nil in the interface would look set
 		deps.KeyStore = h.keyStore
 	}
-	deps.Observer = obs
+	deps.Observer = h.observer(obs)
 	if h.RAGFlow != nil {
 		rag, err := ragflow.New(h.RAGFlow.clientConfig(repl))
 		if err != nil {

@@ -44,6 +44,8 @@ type metrics struct {
 	// decisionLogDropped counts decision-log events dropped because a
 	// buffer was full (the writer's or the upload's).
 	decisionLogDropped prometheus.Counter
+	// tok counts generation tokens (tokenmetrics.go).
+	tok *tokenMetrics
 }
 
 var (
@@ -106,6 +108,7 @@ func newCollectors() *metrics {
 			Namespace: ns, Subsystem: sub, Name: "decision_log_dropped_total",
 			Help: "Decision-log events dropped because a buffer was full (the log writer's, or the upload's while the service is slow or down).",
 		}),
+		tok: newTokenMetrics(ns, sub),
 	}
 }
 
@@ -157,9 +160,9 @@ func registerMetrics(ctx caddy.Context) (*metrics, error) {
 	if reg == nil {
 		return gateMetrics, nil
 	}
-	for _, c := range []prometheus.Collector{gateMetrics.calls, gateMetrics.callDuration, gateMetrics.backend, gateMetrics.dropped, gateMetrics.unsafeURLs,
+	for _, c := range append([]prometheus.Collector{gateMetrics.calls, gateMetrics.callDuration, gateMetrics.backend, gateMetrics.dropped, gateMetrics.unsafeURLs,
 		gateMetrics.reloads, gateMetrics.revision, gateMetrics.decisions, gateMetrics.decisionCache,
-		gateMetrics.decisionLogDropped} {
+		gateMetrics.decisionLogDropped}, gateMetrics.tok.collectors()...) {
 		if err := reg.Register(c); err != nil {
 			var already prometheus.AlreadyRegisteredError
 			if !errors.As(err, &already) {
@@ -187,6 +190,7 @@ func (m *metrics) Observe(rec *audit.Record) {
 	if rec.UnsafeURLsDropped > 0 {
 		m.unsafeURLs.WithLabelValues(rec.Tool).Add(float64(rec.UnsafeURLsDropped))
 	}
+	m.tok.observe(rec)
 }
 
 // backendOutcome labels a backend call: a call that failed while its caller

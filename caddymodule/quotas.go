@@ -19,7 +19,7 @@ type redisQuotas struct{ rdb *redis.Client }
 
 func (r redisQuotas) Destruct() error { return r.rdb.Close() }
 
-// provisionQuotas keeps the policy's rate-limit budgets in Redis when the
+// provisionQuotas keeps the policy's rate-limit and token budgets in Redis when the
 // redis block is configured, so every gate sharing that Redis counts
 // against the same budgets; otherwise the gateway keeps them in process.
 func (h *Handler) provisionQuotas(repl *caddy.Replacer, deps *gateway.Deps) error {
@@ -47,6 +47,13 @@ func (h *Handler) provisionQuotas(repl *caddy.Replacer, deps *gateway.Deps) erro
 		Local:   quota.NewMemory(),
 		OnFallback: func(err error) {
 			logger.Warn("rate-limit store unreachable; counting this gate's calls locally until it is back", zap.Error(err))
+		},
+	}
+	deps.Tokens = &quota.FallbackTokens{
+		Primary: quota.NewRedisTokens(v.(redisQuotas).rdb, conn.Prefix()),
+		Local:   quota.NewMemoryTokens(),
+		OnFallback: func(err error) {
+			logger.Warn("token budget store unreachable; counting this gate's tokens locally until it is back", zap.Error(err))
 		},
 	}
 	return nil

@@ -142,6 +142,7 @@ func (g *Gateway) complete(ctx context.Context, c *call, msgs []ragflow.Message,
 		return nil, g.ragflowFailure(c, "ragflow.completion", start, err)
 	}
 	c.rec.AddBackend("ragflow.completion", 200, g.now().Sub(start), nil)
+	g.countTokens(ctx, c, comp.Usage)
 	return comp, nil
 }
 

@@ -28,6 +28,9 @@ type call struct {
 	// notifications, or a streamed answer's status events).
 	progress func(stage string)
 	live     *liveAnswer // a streamed answer; nil otherwise
+	// tokenCharges are the token budgets to charge with what the call
+	// generates (checkTokens).
+	tokenCharges []tokenCharge
 }
 
 // report tells the caller, when it asked to hear, which stage the call is in.

@@ -99,6 +99,9 @@ type Deps struct {
 	// Quotas keeps the budgets of the policy's rate limits (decision
 	// limits); nil keeps them in this process (quota.Memory).
 	Quotas quota.Store
+	// Tokens keeps the policy's token budgets (limits with tokens); nil
+	// keeps them in this process (quota.MemoryTokens).
+	Tokens quota.TokenStore
 	// Tracer, when set, traces every call (README, Tracing); nil is off.
 	Tracer *telemetry.Provider
 	Logger *zap.Logger
@@ -148,6 +151,9 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	applyFeedbackDefaults(&cfg.FeedbackLimit)
 	if deps.Quotas == nil {
 		deps.Quotas = quota.NewMemory()
+	}
+	if deps.Tokens == nil {
+		deps.Tokens = quota.NewMemoryTokens()
 	}
 	if deps.Tracer.Enabled() && deps.Answers != nil {
 		deps.Answers = tracedAnswers{deps.Answers}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -14,26 +15,47 @@ import (
 
 // enforceLimits takes the call from each of the decision's budgets in
 // order (the caller's own before the shared anonymous one, so a caller
-// already over its own budget spends nobody else's). The first spent
-// budget refuses the call with 429; a store that cannot answer refuses it
-// with 503 (fail closed: a limit the gate cannot check is never skipped).
+// already over its own budget spends nobody else's), and checks its token
+// budgets (checkTokens). The first spent budget refuses the call with 429;
+// a store that cannot answer refuses it with 503 (fail closed: a limit the
+// gate cannot check is never skipped).
 func (g *Gateway) enforceLimits(ctx context.Context, r *http.Request, c *call) error {
 	for _, l := range c.decision.Limits {
-		q := quota.Limit{Requests: l.Requests, Window: time.Duration(l.Window) * time.Second}
-		res, err := g.deps.Quotas.Allow(ctx, g.limitKey(r, c, l), q)
-		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			g.deps.Logger.Error("rate-limit store failed; refusing the call", zapRequestID(c.reqID), zapError(err))
-			e := protocol.NewError(protocol.CodeRateLimitUnavailable, "the rate-limit store is unavailable; retry shortly")
-			return e
+		key := g.limitKey(r, c, l)
+		var err error
+		if l.Tokens > 0 {
+			err = g.checkTokens(ctx, c, key, l)
+		} else {
+			err = g.takeCall(ctx, key, l)
 		}
-		if !res.Allowed {
-			return limitedError(l, res)
+		if err != nil {
+			return g.limitFailure(ctx, c, err)
 		}
 	}
 	return nil
+}
+
+// takeCall takes one call from the request budget l.
+func (g *Gateway) takeCall(ctx context.Context, key string, l policies.Limit) error {
+	q := quota.Limit{Requests: l.Requests, Window: time.Duration(l.Window) * time.Second}
+	res, err := g.deps.Quotas.Allow(ctx, key, q)
+	if err != nil {
+		return err
+	}
+	if !res.Allowed {
+		return limitedError(l, res)
+	}
+	return nil
+}
+
+// limitFailure passes a refusal on and turns a store's failure into 503.
+func (g *Gateway) limitFailure(ctx context.Context, c *call, err error) error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) || ctx.Err() != nil {
+		return err
+	}
+	g.deps.Logger.Error("rate-limit store failed; refusing the call", zapRequestID(c.reqID), zapError(err))
+	return protocol.NewError(protocol.CodeRateLimitUnavailable, "the rate-limit store is unavailable; retry shortly")
 }
 
 // limitKey names the budget l counts the call against.

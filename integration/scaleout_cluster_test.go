@@ -173,11 +173,14 @@ http://:%d {
 `
 
 // scaleoutPolicy is the team's policy with an agent's search limited to
-// 10 a minute, and its feedback not limited in practice (the test sends
-// hundreds of reports from one agent within the minute).
+// 10 a minute, its feedback not limited in practice (the test sends
+// hundreds of reports from one agent within the minute), and
+// docs-maintainer-agent's tokens to 100 an hour (tokenBudgetAcrossGates).
 func scaleoutPolicy(t *testing.T) string {
 	t.Helper()
 	return policyWithData(t, func(data map[string]any) {
+		data["limits"].(map[string]any)["tokens"].(map[string]any)["agent_overrides"] = map[string]any{
+			"docs-maintainer-agent": map[string]any{"hour": 100}}
 		agents := limitGroup(t, data, "per_minute", "agents")
 		agents["search"] = 10
 		agents["create_feedback"] = 1_000_000

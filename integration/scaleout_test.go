@@ -26,6 +26,7 @@ func TestScaleOutThreeGatesBehindOneBalancer(t *testing.T) {
 	c.feedbackMergesAcrossGates(t)
 	c.oneKeyTwoGatesAtOnce(t)
 	c.perCallerLimitAcrossGates(t)
+	c.tokenBudgetAcrossGates(t)
 	c.killOneGateUnderLoad(t)
 }
 

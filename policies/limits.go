@@ -12,10 +12,16 @@ import (
 // per caller ("caller": an identity, or an anonymous reader's address) or
 // once for all anonymous readers ("anonymous"). Calls share a budget when
 // their limits share Name and Per. The gateway enforces it.
+//
+// A limit with Tokens instead of Requests is a token budget: at most
+// Tokens generation tokens (input plus output) per Window, checked before
+// the call and charged with what it used (README, Token accounting and
+// budgets). A limit counts one or the other, never both.
 type Limit struct {
 	Name     string `json:"name"`
 	Per      string `json:"per"`
-	Requests int    `json:"requests"`
+	Requests int    `json:"requests,omitempty"`
+	Tokens   int    `json:"tokens,omitempty"`
 	Window   int    `json:"window"` // seconds
 }
 
@@ -54,7 +60,7 @@ func readLimit(o ast.Object) (Limit, error) {
 	if l.Per, err = readString(o, "per"); err != nil {
 		return l, err
 	}
-	if l.Requests, err = readPositive(o, "requests"); err != nil {
+	if l.Requests, l.Tokens, err = readBudget(o); err != nil {
 		return l, err
 	}
 	if l.Window, err = readPositive(o, "window"); err != nil {
@@ -65,6 +71,23 @@ func readLimit(o ast.Object) (Limit, error) {
 	}
 	return l, nil
 }
+
+// readBudget reads what a limit counts: requests, or tokens (present,
+// even as null, means the limit is a token budget).
+func readBudget(o ast.Object) (requests, tokens int, err error) {
+	hasTokens := o.Get(keyTerm("tokens")) != nil
+	switch {
+	case hasTokens && o.Get(keyTerm("requests")) != nil:
+		return 0, 0, errBothBudgets
+	case hasTokens:
+		tokens, err = readPositive(o, "tokens")
+	default:
+		requests, err = readPositive(o, "requests")
+	}
+	return requests, tokens, err
+}
+
+var errBothBudgets = errors.New("a limit counts requests or tokens, not both")
 
 // readPositive reads a whole number above zero: a zero or negative budget
 // is a policy bug, not "unlimited" and not "refuse everything".

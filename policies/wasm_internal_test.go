@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -77,7 +78,7 @@ func mutations(t testing.TB) []string {
 			put(doc)
 		}
 		for _, list := range []string{"datasets", "limits"} {
-			for _, key := range []string{"id", "project", "version", "status", "name", "per", "requests", "window", "extra"} {
+			for _, key := range []string{"id", "project", "version", "status", "name", "per", "requests", "tokens", "window", "extra"} {
 				doc := copyDoc(t, base)
 				elem := doc[list].([]any)[0].(map[string]any)
 				elem[key] = v
@@ -95,7 +96,10 @@ func mutations(t testing.TB) []string {
 		}
 	}
 	out = append(out, `{"allow":false,"code":"forbidden_tool","reason":"tool \"x\" is not allowed"}`,
-		`{"allow":false}`, `{}`, `[]`, `"s"`, `1`, `null`, ` { "allow" : true , "scope" : { } } `)
+		`{"allow":false}`, `{}`, `[]`, `"s"`, `1`, `null`, ` { "allow" : true , "scope" : { } } `,
+		strings.Replace(allowResult, `"requests":120`, `"tokens":50000`, 1),
+		strings.Replace(allowResult, `"requests":120`, `"tokens":null`, 1),
+		strings.Replace(allowResult, `"requests":120`, `"tokens":0`, 1))
 	return out
 }
 
@@ -270,5 +274,24 @@ func TestReadWireJSONKeepsNothingOfTheText(t *testing.T) {
 	}
 	if !reflect.DeepEqual(want, got) {
 		t.Fatalf("after the text was overwritten:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// A token budget (tokens instead of requests) is read the same by both
+// readers; a limit counting both is a malformed decision.
+func TestTokenLimitIsRead(t *testing.T) {
+	raw := strings.Replace(allowResult, `"requests":120,"name":"ask-minute","window":60`, `"tokens":50000,"name":"tokens-hour","window":3600`, 1)
+	for _, read := range []func([]byte) (wireDecision, error){func(b []byte) (wireDecision, error) { return readWireAST(t, b) }, readWireJSON} {
+		w, err := read([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (Limit{Name: "tokens-hour", Per: PerCaller, Tokens: 50000, Window: 3600}); len(w.Limits) != 1 || w.Limits[0] != want {
+			t.Fatalf("limits = %+v, want %+v", w.Limits, want)
+		}
+		both := strings.Replace(allowResult, `"requests":120`, `"requests":120,"tokens":5`, 1)
+		if _, err := read([]byte(both)); err == nil {
+			t.Fatal("a limit counting requests and tokens was read")
+		}
 	}
 }

@@ -467,6 +467,7 @@ func (r *jsonReader) datasets() ([]Dataset, error) {
 const (
 	limitRequests = 1 << iota
 	limitWindow
+	limitTokens
 )
 
 func (r *jsonReader) limits() ([]Limit, error) {
@@ -486,6 +487,9 @@ func (r *jsonReader) limits() ([]Limit, error) {
 		case "requests":
 			l.Requests, err = r.positive(name)
 			seen[i] |= limitRequests
+		case "tokens":
+			l.Tokens, err = r.positive(name)
+			seen[i] |= limitTokens
 		case "window":
 			l.Window, err = r.positive(name)
 			seen[i] |= limitWindow
@@ -511,7 +515,9 @@ func (r *jsonReader) limits() ([]Limit, error) {
 // checkLimit is readLimit's checks on a limit read from JSON.
 func checkLimit(l *Limit, seen int) error {
 	switch {
-	case seen&limitRequests == 0:
+	case seen&limitRequests != 0 && seen&limitTokens != 0:
+		return errBothBudgets
+	case seen&(limitRequests|limitTokens) == 0:
 		return errors.New("requests is missing or not a number")
 	case seen&limitWindow == 0:
 		return errors.New("window is missing or not a number")

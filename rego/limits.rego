@@ -9,8 +9,11 @@ package wikigate
 # seconds. A budget is counted under its name, so two calls share one only
 # when they get the same name.
 limits := array.concat(
-	array.concat(caller_minute_limit, anonymous_minute_limit),
-	array.concat(sessions_hour_limit, feedback_hour_limit),
+	array.concat(
+		array.concat(caller_minute_limit, anonymous_minute_limit),
+		array.concat(sessions_hour_limit, feedback_hour_limit),
+	),
+	token_limits,
 )
 
 # limit_class picks the data.limits entry a caller falls under.
@@ -61,3 +64,24 @@ feedback_hour_limit := [{"name": "feedback-hour", "per": "caller", "requests": n
 	input.action == "write"
 	n := data.limits.per_hour.feedback[limit_class]
 } else := []
+
+# Token budgets (data.limits.tokens): the generation tokens (input plus
+# output) a caller may spend per period on the calls that generate (the
+# ask tool: asks, session creates and turns). Each is a limit with
+# "tokens" instead of "requests", named tokens-<period>, per caller; the
+# gateway checks it before the call and charges it with what the call
+# used. An agent's own entry in agent_overrides replaces its class's.
+token_limits := [l |
+	input.tool == "ask"
+	some period, n in caller_token_budgets
+	l := {"name": concat("-", ["tokens", period]), "per": "caller", "tokens": n, "window": token_periods[period]}
+]
+
+token_periods := {"minute": 60, "hour": 3600, "day": 86400}
+
+caller_token_budgets := b if {
+	input.caller.type == "agent"
+	b := data.limits.tokens.agent_overrides[input.caller.id]
+} else := b if {
+	b := data.limits.tokens[limit_class]
+} else := {}
