@@ -98,6 +98,20 @@ type versionRoot struct {
 	// page's folder does (/docs/fr/quickstart); Docusaurus puts it first
 	// (/fr/docs/intro).
 	localeInBase bool
+	// readmeIsPage: README.md is a page like any other, published at its
+	// own URL (Mintlify: /migration/readme is the guide to migrating from
+	// ReadMe); Docusaurus and MkDocs publish it at its folder's URL.
+	readmeIsPage bool
+}
+
+// slug is the slug a page's URL is built with: its front matter's, else,
+// where a README is a page like any other, its own name.
+func (r versionRoot) slug(rel, frontMatter string) string {
+	stem := strings.TrimSuffix(path.Base(rel), path.Ext(rel))
+	if frontMatter == "" && r.readmeIsPage && strings.EqualFold(stem, "readme") {
+		return stem
+	}
+	return frontMatter
 }
 
 // localeURL is the published URL of a page of the root whose URL in the

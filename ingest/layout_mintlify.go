@@ -30,7 +30,7 @@ func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: navigation: %w", name, err)
 	}
-	root := versionRoot{version: m.CurrentVersion, dir: ".", skipDirs: []string{"node_modules", "snippets"}}
+	root := versionRoot{version: m.CurrentVersion, dir: ".", skipDirs: []string{"node_modules", "snippets"}, readmeIsPage: true}
 	byLang := map[string]map[string]bool{"": {}}
 	navPages(nav, false, "", byLang)
 	if total(byLang) == 0 {
@@ -42,7 +42,7 @@ func mintlifyRoots(fsys fs.FS, m *Mapping) ([]versionRoot, error) {
 			r, rel := &root, p
 			if dir, rest, ok := strings.Cut(p, "/"); ok && lang != "" && strings.EqualFold(dir, lang) {
 				if roots[dir] == nil {
-					roots[dir] = &versionRoot{version: m.CurrentVersion, locale: dir, dir: dir, localeInBase: true}
+					roots[dir] = &versionRoot{version: m.CurrentVersion, locale: dir, dir: dir, localeInBase: true, readmeIsPage: true}
 				}
 				r, rel = roots[dir], rest
 			}

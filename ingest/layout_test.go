@@ -208,10 +208,11 @@ func TestMkDocsWithoutDirectoryURLsStoresHTMLFiles(t *testing.T) {
 // are published under /docs/es/ (Mintlify's folder follows the base,
 // where Docusaurus puts the locale first: /es/docs/). A language's
 // navigation may be in its own file ("$ref", as Mintlify's own docs do).
+// A readme.mdx is a page of its own there, not its folder's index.
 func TestMintlifyLanguagesAreLocales(t *testing.T) {
 	fsys := fstest.MapFS{
 		"docs.json": file(`{"name": "x", "navigation": {"languages": [
-			{"language": "en", "groups": [{"group": "Start", "pages": ["index", "guide/setup"]}]},
+			{"language": "en", "groups": [{"group": "Start", "pages": ["index", "guide/setup", "migrate/index", "migrate/readme"]}]},
 			{"$ref": "./nav/es.json"}]}}`),
 		"nav/es.json":        file(`{"language": "es", "groups": [{"$ref": "../nav/es-start.json"}]}`),
 		"nav/es-start.json":  file(`{"group": "Inicio", "pages": ["es/index", "es/guide/setup"]}`),
@@ -219,6 +220,8 @@ func TestMintlifyLanguagesAreLocales(t *testing.T) {
 		"guide/setup.mdx":    file("# Setup\n"),
 		"es/index.mdx":       file("# Bienvenido\n"),
 		"es/guide/setup.mdx": file("# Instalación\n"),
+		"migrate/readme.mdx": file("# Migrating from ReadMe\n"),
+		"migrate/index.mdx":  file("# Migrating\n"),
 	}
 	m := mustMapping(t, "pathPrefix: publish\nprojects: [{id: p, path: ''}]\nurl: {base: /docs/}\n")
 	pages, _, err := ReadFSAs(fsys, m, DetectLayout(fsys))
@@ -237,8 +240,10 @@ func TestMintlifyLanguagesAreLocales(t *testing.T) {
 		"publish/guide/setup.mdx (main, es) /docs/es/guide/setup Instalación",
 		"publish/index.mdx (main) /docs/ Welcome",
 		"publish/index.mdx (main, es) /docs/es/ Bienvenido",
+		"publish/migrate/index.mdx (main) /docs/migrate/ Migrating",
+		"publish/migrate/readme.mdx (main) /docs/migrate/readme Migrating from ReadMe",
 	}
-	if !slices.Equal(got, want) || len(ids) != 4 {
+	if !slices.Equal(got, want) || len(ids) != 6 {
 		t.Fatalf("pages\n%q\nwant\n%q (%d ids)", got, want, len(ids))
 	}
 	if w := SiteWarnings(fsys, Mintlify, m); len(w) != 1 || !strings.Contains(w[0], "languages es") {

@@ -206,7 +206,7 @@ func readPage(fsys fs.FS, r versionRoot, file string, m *Mapping, gen doctext.Ge
 	if p.UpdatedAt, err = fm.updatedAt(); err != nil {
 		return Page{ID: p.ID}, err
 	}
-	p.URL = m.pageURL(r.version, rel, fm.Slug)
+	p.URL = m.pageURL(r.version, rel, r.slug(rel, fm.Slug))
 	p.URL = r.localeURL(p.URL, m.URL.Base)
 	p.PathPrefixes = pathPrefixes(p.Path)
 	p.computeHash()
