@@ -8,6 +8,9 @@
 //   lang       the UI's language, read when the element is connected: zh
 //              (any zh-*) or en; default: the page's <html lang>, else the
 //              browser's language (STRINGS holds every UI string)
+// The conversation's session id and token are kept in sessionStorage (this
+// tab only), so a reload restores the conversation from the session's
+// history (GET /answer/sessions/{id}); "New conversation" forgets them.
 // Server text is only ever set with textContent: answers and titles come
 // from the wiki, and the page must not run what a wiki page contains. A
 // hit or citation links only to an http(s) URL or a docs path (safeHref);
@@ -42,6 +45,10 @@ button:disabled { opacity: .6; cursor: default; }
 .noanswer { background: var(--wg-warn-bg); border: 1px solid var(--wg-warn); border-radius: 6px; padding: .5rem .75rem; }
 .error { color: var(--wg-error); }
 .status { min-height: 1.5em; font-size: .9em; }
+[hidden] { display: none; }
+.rate { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .25rem 0; font-size: .9em; }
+.rate button { padding: .2rem .6rem; } .rate [aria-pressed="true"] { background: var(--wg-accent); color: #fff; }
+.rate textarea { flex-basis: 100%; min-height: 3.5rem; font: inherit; color: inherit; background: var(--wg-bg); border: 1px solid var(--wg-border); border-radius: 6px; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
@@ -59,6 +66,10 @@ const STRINGS = {
     noAnswer: "No answer was found in the docs.", noAnswerStatus: "No answer found.", reasons: {},
     report: "Report this gap", reported: "Thank you: the gap was reported to the docs team.",
     reportFailed: (why) => `Could not report the gap: ${why}`, gateAnswered: (s) => `The gate answered ${s}.`,
+    rate: "Was this answer helpful?", helpful: "Helpful", notHelpful: "Not helpful", rated: "Thank you for rating this answer.",
+    problem: "Report a problem", problemLabel: "What is wrong with this answer?", send: "Send report",
+    problemSent: "Thank you: the problem was reported to the docs team.", feedbackFailed: (why) => `Could not send feedback: ${why}`,
+    restored: (n) => `Conversation restored (${n} answer${n === 1 ? "" : "s"}).`,
   },
   zh: {
     search: "搜索文档", searchButton: "搜索", noPages: "没有找到页面。", untitled: "无标题页面",
@@ -76,6 +87,10 @@ const STRINGS = {
     },
     report: "报告文档缺漏", reported: "谢谢：已将这个缺漏报告给文档团队。",
     reportFailed: (why) => `无法报告缺漏：${why}`, gateAnswered: (s) => `网关返回了 ${s}。`,
+    rate: "这个回答有帮助吗？", helpful: "有帮助", notHelpful: "没有帮助", rated: "感谢你评价这个回答。",
+    problem: "报告问题", problemLabel: "这个回答有什么问题？", send: "发送报告",
+    problemSent: "谢谢：已将问题报告给文档团队。", feedbackFailed: (why) => `无法发送反馈：${why}`,
+    restored: (n) => `已恢复对话（${n} 个回答）。`,
   },
 };
 
@@ -170,6 +185,15 @@ function randomKey() {
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
+// sha256Hex is the hex SHA-256 of text, as a session's history names a
+// question it does not show (null where crypto.subtle is not offered:
+// pages not on https or localhost).
+async function sha256Hex(text) {
+  if (!crypto.subtle) return null;
+  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(d), (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
 // readSSE yields {event, data} from a text/event-stream body. EventSource
 // cannot POST, so the stream is parsed here; comments (": keep-alive") are
 // skipped.
@@ -205,6 +229,11 @@ function parseEvent(block) {
   return { event, data: JSON.parse(data.join("\n")) };
 }
 
+// feedbackAction is a result's enabled create_feedback action, if any.
+function feedbackAction(r) {
+  return (r.actions || []).find((a) => a.type === "create_feedback" && a.enabled);
+}
+
 // errorMessage turns a protocol (or Meilisearch-shaped) error body into text.
 function errorMessage(body, status, t = STRINGS.en) {
   const e = body && (body.error || body);
@@ -214,7 +243,9 @@ function errorMessage(body, status, t = STRINGS.en) {
 class WikigateAsk extends HTMLElement {
   constructor() {
     super();
-    this.session = null; // {id, token}: follow-ups are turns of one session
+    // {id, token, questions, rated}: follow-ups are turns of one session;
+    // questions asked and ratings given, kept with it for a restore.
+    this.session = null;
     this.busy = false;
   }
 
@@ -228,6 +259,47 @@ class WikigateAsk extends HTMLElement {
     else root.append(el("style", {}, STYLE));
     ({ tag: this.uiLang, t: this.t } = uiLanguage(this));
     root.append(this.buildSearch(), this.buildAsk());
+    this.restore();
+  }
+
+  get storeKey() { return `wikigate-ask ${this.gate} ${this.page || ""}`; }
+
+  // save keeps the session in this tab's sessionStorage (or forgets it);
+  // without storage a reload simply starts a new conversation.
+  save() {
+    try {
+      if (this.session) sessionStorage.setItem(this.storeKey, JSON.stringify(this.session));
+      else sessionStorage.removeItem(this.storeKey);
+    } catch { /* storage disabled */ }
+  }
+
+  // restore shows the saved session's conversation after a reload, read
+  // from its history; a session the gate refuses (expired, ended) is
+  // forgotten. The history shows a question as its SHA-256 unless the gate
+  // logs questions: the widget's own copy stands in for it.
+  async restore() {
+    let s;
+    try {
+      s = JSON.parse(sessionStorage.getItem(this.storeKey));
+    } catch { /* storage disabled */ }
+    if (!s?.id || !s.token) return;
+    try {
+      const res = await fetch(`${this.gate}/answer/sessions/${encodeURIComponent(s.id)}`, { headers: { "X-Session-Token": s.token } });
+      if (!res.ok) {
+        if (res.status < 500) this.save(); // this.session is null: forget it
+        return;
+      }
+      const h = await res.json();
+      if (this.session || this.turns.children.length) return; // the reader asked meanwhile
+      this.session = { questions: [], rated: {}, ...s };
+      const qs = this.session.questions, byHash = {};
+      for (const q of qs) byHash[await sha256Hex(q)] = q;
+      h.turns.forEach((ht, i) => {
+        const q = ht.question || byHash[ht.questionSha256] || qs[qs.length - h.turns.length + i] || "";
+        this.showResult(this.newTurn(q), ht);
+      });
+      this.status.textContent = this.t.restored(h.turns.length);
+    } catch { /* the gate is unreachable: nothing to restore */ }
   }
 
   buildSearch() {
@@ -264,6 +336,7 @@ class WikigateAsk extends HTMLElement {
 
   resetConversation() {
     this.session = null;
+    this.save();
     this.turns.replaceChildren();
     this.status.textContent = this.t.resetDone;
     this.input.focus();
@@ -333,7 +406,12 @@ class WikigateAsk extends HTMLElement {
     const turn = this.newTurn(question);
     try {
       const res = await this.openStream(question);
+      const inSession = this.session;
       await this.consume(res, turn);
+      if (inSession && turn.done) {
+        inSession.questions = [...inSession.questions, question].slice(-50);
+        this.save();
+      }
       this.input.value = "";
     } catch (err) {
       this.showError(turn, err.message);
@@ -352,6 +430,7 @@ class WikigateAsk extends HTMLElement {
       const res = await this.post(path, { question }, { ...sse, "X-Session-Token": this.session.token });
       if (res.status !== 403 && res.status !== 410) return res;
       this.session = null; // expired or ended: ask on, without the history
+      this.save();
     }
     return this.post("/answer/ask", this.withPage({ question }), sse);
   }
@@ -361,7 +440,8 @@ class WikigateAsk extends HTMLElement {
       const res = await this.post("/answer/sessions", this.withPage({}));
       if (!res.ok) return; // e.g. the anonymous session budget: ask without one
       const s = await res.json();
-      this.session = { id: s.sessionId, token: s.sessionToken };
+      this.session = { id: s.sessionId, token: s.sessionToken, questions: [], rated: {} };
+      this.save();
     } catch {
       this.session = null;
     }
@@ -410,7 +490,10 @@ class WikigateAsk extends HTMLElement {
     this.log.append(el("p", {}, text));
   }
 
+  // showResult shows an AnswerResult, or a turn of a session's history
+  // (which has no confidence).
   showResult(turn, r) {
+    turn.done = true;
     turn.answer.replaceChildren();
     turn.answer.setAttribute("aria-busy", "false");
     if (r.noAnswerReason) {
@@ -419,9 +502,87 @@ class WikigateAsk extends HTMLElement {
     }
     turn.answer.append(...this.answerNodes(r.answer, r.citations.length));
     const t = this.t;
-    const conf = el("p", { class: "confidence" }, t.confidence(t.levels[r.confidence] || r.confidence));
-    turn.article.append(conf, this.citationList(r.citations));
+    if (r.confidence) turn.article.append(el("p", { class: "confidence" }, t.confidence(t.levels[r.confidence] || r.confidence)));
+    turn.article.append(this.citationList(r.citations));
+    const action = feedbackAction(r);
+    if (action && turn.question) turn.article.append(this.rating(turn, r, action));
     this.status.textContent = t.answered(r.citations.length);
+  }
+
+  // rating offers "helpful", "not helpful" and "report a problem" (a
+  // not-helpful rating with a comment) on an answer. The body carries what
+  // the action's dedupeKey covers (qa_answer, the question, the cited
+  // paths, the page), so every rating of this answer merges into one
+  // record; a retry reuses its idempotencyKey.
+  rating(turn, r, action) {
+    const t = this.t, n = this.turns.children.length;
+    const box = el("div", { class: "rate", role: "group", "aria-label": t.rate });
+    const note = el("span", { role: "status", tabindex: "-1" });
+    const rated = this.session?.rated || {};
+    const keys = {};
+    const body = (rating, comment) => ({
+      eventType: "qa_answer", question: turn.question, citations: r.citations.map((c) => ({ path: c.path })), rating, ...(comment && { comment }),
+    });
+    const send = async (rating, comment, key) => {
+      try {
+        await this.sendFeedback(action, { ...body(rating, comment), idempotencyKey: key });
+        return true;
+      } catch (err) {
+        note.textContent = t.feedbackFailed(err.message);
+        return false;
+      }
+    };
+    const buttons = [["helpful", t.helpful], ["not_helpful", t.notHelpful]].map(([rating, label]) => {
+      const b = el("button", { type: "button", class: "secondary", "aria-pressed": String(rated[action.dedupeKey] === rating) }, label);
+      b.addEventListener("click", async () => {
+        if (box.dataset.busy || rated[action.dedupeKey]) return;
+        box.dataset.busy = "1";
+        if (await send(rating, "", (keys[rating] ||= randomKey()))) {
+          b.setAttribute("aria-pressed", "true");
+          note.textContent = t.rated;
+          rated[action.dedupeKey] = rating;
+          this.save();
+        }
+        delete box.dataset.busy;
+      });
+      return b;
+    });
+    const form = el("form", { id: `wg-p${n}`, hidden: "" });
+    const text = el("textarea", { id: `wg-p${n}-text`, required: "", maxlength: "4000" });
+    form.append(el("label", { for: text.id }, t.problemLabel), text, el("button", { type: "submit" }, t.send));
+    const toggle = el("button", { type: "button", class: "secondary", "aria-expanded": "false", "aria-controls": form.id }, t.problem);
+    toggle.addEventListener("click", () => {
+      const open = form.hidden;
+      form.hidden = !open;
+      toggle.setAttribute("aria-expanded", String(open));
+      if (open) text.focus();
+    });
+    let sent = null;
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const comment = text.value.trim();
+      if (!comment) return;
+      if (sent?.comment !== comment) sent = { comment, key: randomKey() };
+      if (await send("not_helpful", comment, sent.key)) {
+        note.textContent = t.problemSent;
+        form.remove();
+        toggle.remove();
+        note.focus(); // the form is gone: focus what replaced it
+      }
+    });
+    box.append(el("span", {}, t.rate), ...buttons, toggle, form, note);
+    return box;
+  }
+
+  // sendFeedback posts body to the action's route (the people's feedback
+  // route by default) and returns the record; the page hears of it as a
+  // wikigate-feedback event.
+  async sendFeedback(action, body) {
+    const res = await this.post(action.endpoint || "/answer/feedback", this.withPage(body));
+    const out = await res.json();
+    if (!res.ok) throw new Error(errorMessage(out, res.status, this.t));
+    this.dispatchEvent(new CustomEvent("wikigate-feedback", { detail: { action, record: out.record } }));
+    return out.record;
   }
 
   // answerNodes renders "[n]" references as links to citation n; the rest
@@ -463,8 +624,8 @@ class WikigateAsk extends HTMLElement {
     const box = el("div", { class: "noanswer" });
     const t = this.t, why = r.noAnswerReason;
     box.append(el("p", {}, t.reasons[why.reason] || why.message || t.noAnswer));
-    const action = (r.actions || []).find((a) => a.type === "create_feedback" && a.enabled);
-    if (action) box.append(this.reportButton(turn.question, action));
+    const action = feedbackAction(r);
+    if (action && turn.question) box.append(this.reportButton(turn.question, action));
     turn.answer.append(box);
     this.status.textContent = t.noAnswerStatus;
   }
@@ -480,12 +641,8 @@ class WikigateAsk extends HTMLElement {
       button.disabled = true;
       const note = el("p", { tabindex: "-1", role: "status" });
       try {
-        const body = this.withPage({ eventType: "qa_no_answer", question, idempotencyKey: key });
-        const res = await this.post(action.endpoint || "/answer/feedback", body);
-        const out = await res.json();
-        if (!res.ok) throw new Error(errorMessage(out, res.status, t));
+        await this.sendFeedback(action, { eventType: "qa_no_answer", question, idempotencyKey: key });
         note.textContent = t.reported;
-        this.dispatchEvent(new CustomEvent("wikigate-feedback", { detail: { action, record: out.record } }));
         button.replaceWith(note);
       } catch (err) {
         note.textContent = t.reportFailed(err.message);
