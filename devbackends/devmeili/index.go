@@ -13,19 +13,34 @@ var (
 	searchableAttributes = []string{"title", "headings", "content"}
 )
 
-// stopWords is the index's stopWords setting: these words are dropped from
-// queries, so a question such as "how do I configure agent memory" searches
-// for its content words. A real index serving wikigate should be given the
-// same setting (PATCH /indexes/{uid}/settings/stop-words) for parity.
-var stopWords = map[string]bool{}
+// sampleStopWords is the stopWords setting of the index this server starts
+// with (the sample corpus): the English list `wikigate ingest` gives an
+// index (ingest.StopWords), so the start-up index ranks a question as an
+// ingested one does. Any other index has the engine's default, no stop
+// words, until its settings name some: as in Meilisearch, stop words are
+// an index setting, never built in.
+var sampleStopWords = strings.Fields(`a about am an and any are as at be been being but by can could
+	did do does doing for from had has have how i if in into is it its me my of on or our
+	shall should so than that the their them then there these they this those to too was
+	we were what when where which who whom why will with would you your`)
 
-func init() {
-	for _, w := range strings.Fields(`a about am an and any are as at be been being but by can could
-		did do does doing for from had has have how i if in into is it its me my of on or our
-		shall should so than that the their them then there these they this those to too was
-		we were what when where which who whom why will with would you your`) {
-		stopWords[w] = true
+// stopWordSet is the index's stopWords setting as normalised words.
+func (ix *index) stopWordSet() map[string]bool {
+	v, _ := ix.settings.get("stopWords")
+	set := map[string]bool{}
+	switch list := v.(type) {
+	case []string:
+		for _, w := range list {
+			set[normalizeWord(strings.TrimSpace(w))] = true
+		}
+	case []any: // as a settings update decoded it
+		for _, w := range list {
+			if s, ok := w.(string); ok {
+				set[normalizeWord(strings.TrimSpace(s))] = true
+			}
+		}
 	}
+	return set
 }
 
 // maxTotalHits is the engine's default pagination.maxTotalHits.
@@ -45,7 +60,8 @@ type index struct {
 }
 
 func newIndex(uid string, corpus *samplewiki.Corpus, created time.Time) *index {
-	ix := &index{uid: uid, byID: map[string]int{}, createdAt: created}
+	ix := &index{uid: uid, byID: map[string]int{}, createdAt: created,
+		settings: orderedObject{{"stopWords", sortedCopy(sampleStopWords)}}}
 	for _, p := range corpus.Pages {
 		doc := pageDocument(p)
 		ix.byID[p.ID] = len(ix.docs)

@@ -128,7 +128,7 @@ func matchingFilterable(pattern string) []string {
 // matching document in index order, each scoring 1.
 func (ix *index) execute(q searchQuery, filter filterNode) []scored {
 	candidates := ix.filterDocs(filter)
-	terms := parseQueryTerms(q.Q)
+	terms := parseQueryTerms(q.Q, ix.stopWordSet())
 	var ranked []scored
 	if len(terms) == 0 {
 		for _, pos := range candidates {

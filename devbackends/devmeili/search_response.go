@@ -33,7 +33,7 @@ func buildSearchResponse(ix *index, q searchQuery, ranked []scored, started time
 	resp := searchResponse{Query: q.Q, RequestUID: newUUIDv7()}
 	total := min(len(ranked), maxTotalHits)
 	from, to := paginate(&resp, q, total)
-	f := formatter{terms: parseQueryTerms(q.Q), pre: q.HighlightPreTag, post: q.HighlightPostTag, marker: q.CropMarker}
+	f := formatter{terms: parseQueryTerms(q.Q, ix.stopWordSet()), pre: q.HighlightPreTag, post: q.HighlightPostTag, marker: q.CropMarker}
 	resp.Hits = make([]orderedObject, 0, to-from)
 	for _, r := range ranked[from:to] {
 		resp.Hits = append(resp.Hits, buildHit(ix.docs[r.pos], r, q, f, len(f.terms)))

@@ -75,9 +75,9 @@ type queryTerm struct {
 // maxQueryWords is the engine's limit; later words are ignored.
 const maxQueryWords = 10
 
-func parseQueryTerms(q string) []queryTerm {
+func parseQueryTerms(q string, stop map[string]bool) []queryTerm {
 	toks := tokenize(q)
-	if content := withoutStopWords(toks); len(content) > 0 {
+	if content := withoutStopWords(toks, stop); len(content) > 0 {
 		toks = content
 	}
 	// The last word is typed "as you go" only if nothing follows it.
@@ -98,10 +98,10 @@ func parseQueryTerms(q string) []queryTerm {
 
 // withoutStopWords drops stop words; a query made only of stop words keeps
 // them, so it still finds something.
-func withoutStopWords(toks []token) []token {
+func withoutStopWords(toks []token, stop map[string]bool) []token {
 	var out []token
 	for _, t := range toks {
-		if !stopWords[t.norm] {
+		if !stop[t.norm] {
 			out = append(out, t)
 		}
 	}
@@ -129,11 +129,28 @@ func (t queryTerm) match(word string) (ok bool, typos, prefixRunes int) {
 		return true, 0, utf8.RuneCountInString(t.text)
 	}
 	if t.maxTypos > 0 {
-		if d := boundedDistance(t.text, word, t.maxTypos); d <= t.maxTypos {
+		if d := typoCount(t.text, word, t.maxTypos); d <= t.maxTypos {
 			return true, d, -1
 		}
 	}
 	return false, 0, 0
+}
+
+// typoCount is the number of typos between a query word and a document
+// word, as Meilisearch counts them (its typo tolerance docs): the edit
+// distance, with a typo on the first character counted as two, so a word
+// of 5 to 8 letters never matches with a different first letter.
+func typoCount(query, word string, max int) int {
+	d := boundedDistance(query, word, max)
+	if d <= max && firstRune(query) != firstRune(word) {
+		d++
+	}
+	return d
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // boundedDistance is the optimal-string-alignment distance of a and b (a

@@ -116,14 +116,10 @@ func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request, _ cre
 	if err != nil {
 		return err
 	}
-	words := make([]string, 0, len(stopWords))
-	for w := range stopWords {
-		words = append(words, w)
-	}
 	defaults := orderedObject{
 		{"displayedAttributes", []string{"*"}}, {"searchableAttributes", searchableAttributes},
 		{"filterableAttributes", filterableAttributes}, {"sortableAttributes", []string{}},
-		{"stopWords", sortedCopy(words)}, {"distinctAttribute", nil},
+		{"stopWords", []string{}}, {"distinctAttribute", nil},
 	}
 	writeJSON(w, http.StatusOK, mergeSettings(defaults, ix.settings))
 	return nil

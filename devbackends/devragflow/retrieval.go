@@ -254,8 +254,8 @@ func (s *Server) rank(q *retrievalQuery) []hit {
 			}
 		}
 	}
+	engageTopK(hits, q.topK, weight)
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].similarity > hits[j].similarity })
-	hits = hits[:min(len(hits), q.topK)]
 	if q.vectorWeight <= 0 {
 		return hits // RAGFlow ignores the threshold without a vector weight
 	}
@@ -266,6 +266,26 @@ func (s *Server) rank(q *retrievalQuery) []hit {
 		}
 	}
 	return kept
+}
+
+// engageTopK applies top_k as RAGFlow documents it: "the number of chunks
+// engaged in vector cosine computation". Only the top_k chunks nearest the
+// question by vector keep their vector similarity; the others are still
+// recalled by full text, with a vector similarity of 0, so their
+// similarity is the term part alone.
+func engageTopK(hits []hit, topK int, weight float64) {
+	if topK >= len(hits) {
+		return
+	}
+	byVector := make([]int, len(hits))
+	for i := range byVector {
+		byVector[i] = i
+	}
+	sort.SliceStable(byVector, func(a, b int) bool { return hits[byVector[a]].vector > hits[byVector[b]].vector })
+	for _, i := range byVector[topK:] {
+		hits[i].vector = 0
+		hits[i].similarity = (1 - weight) * hits[i].term
+	}
 }
 
 // chunkJSON is one retrieval chunk with the key names of RAGFlow's retrieval
