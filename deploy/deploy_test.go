@@ -80,6 +80,7 @@ func TestDockerBuildLineMakesAStaticBinaryThatNamesItsVersion(t *testing.T) {
 	if !regexp.MustCompile(`^wikigate v0\.0\.0-test \(commit 0123abcdef\)\ncaddy v2\.\d+\.\d+`).Match(out) {
 		t.Errorf("wikigate version printed %q", out)
 	}
+	t.Run("development backends refused", func(t *testing.T) { refusesDevBackends(t, bin) })
 	t.Run("image Caddyfile validates", func(t *testing.T) { validate(t, bin, "Caddyfile.docker", nil) })
 	t.Run("production Caddyfile validates", func(t *testing.T) {
 		validate(t, bin, "Caddyfile.production", map[string]string{
@@ -135,6 +136,52 @@ func TestImageConfigurationHasNoDevelopmentParts(t *testing.T) {
 	for _, want := range []string{"AS build", "FROM gcr.io/distroless/static-debian12:nonroot", "USER nonroot:nonroot", "COPY deploy/Caddyfile.docker /etc/wikigate/Caddyfile"} {
 		if !strings.Contains(df, want) {
 			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+}
+
+// refusesDevBackends checks that the image's binary, built without the
+// development backends, refuses the repo's default Caddyfile (which runs
+// them) with a message naming the build tag, and neither starts nor panics.
+func refusesDevBackends(t *testing.T, bin string) {
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "validate", "--config", "../Caddyfile", "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(), "WIKIGATE_DATA_DIR="+dir, "WIKIGATE_LISTEN=127.0.0.1:0")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the image's binary accepted the development backends:\n%s", out)
+	}
+	for _, want := range []string{"wikigate_dev_meilisearch", "built with -tags nodevbackends", "go build -o wikigate ./cmd/wikigate"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "panic") || strings.Contains(string(out), "goroutine ") {
+		t.Errorf("the refusal panicked:\n%s", out)
+	}
+}
+
+// The Dockerfile's build tags leave every devbackends package out of the
+// binary, while the default build (README, Quick start) keeps them.
+func TestDockerBuildLeavesDevelopmentBackendsOut(t *testing.T) {
+	tags := regexp.MustCompile(`-tags (\S+)`).FindStringSubmatch(dockerBuildLine(t, "wikigate"))
+	if tags == nil {
+		t.Fatal("the Dockerfile's build line sets no build tags")
+	}
+	for _, c := range []struct {
+		args    []string
+		wantDev bool
+	}{{[]string{"-tags", tags[1]}, false}, {nil, true}} {
+		args := append(append([]string{"list", "-deps"}, c.args...), "./cmd/wikigate")
+		cmd := exec.Command("go", args...)
+		cmd.Dir = ".."
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go %v: %v", args, err)
+		}
+		hasDev := strings.Contains(string(out), "github.com/wikigate/wikigate/devbackends/")
+		if hasDev != c.wantDev {
+			t.Errorf("go %v lists devbackends packages: %v, want %v", args, hasDev, c.wantDev)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/wikigate/wikigate/caddymodule"
-	"github.com/wikigate/wikigate/devbackends/devmeili"
 )
 
 // devJWTSecret is the public development JWT secret; the gate warns when a
@@ -50,9 +49,12 @@ func applyEnvDefaults() {
 	// The gate searches with the development Meilisearch's search-only key
 	// (tenant tokens signed with it), never its master key, which only
 	// `wikigate ingest` and `wikigate doctor` use (WIKIGATE_MEILI_KEY).
-	uid, key := devmeili.SearchKeyFor(os.Getenv("WIKIGATE_MEILI_DEV_MASTER_KEY"))
-	setDefault("WIKIGATE_MEILI_SEARCH_KEY_UID", uid)
-	setDefault("WIKIGATE_MEILI_SEARCH_KEY", key)
+	// A build without the development backends (-tags nodevbackends) has
+	// no such default.
+	if uid, key := devSearchKey(os.Getenv("WIKIGATE_MEILI_DEV_MASTER_KEY")); key != "" {
+		setDefault("WIKIGATE_MEILI_SEARCH_KEY_UID", uid)
+		setDefault("WIKIGATE_MEILI_SEARCH_KEY", key)
+	}
 	setDefault("WIKIGATE_RAGFLOW_KEY", devRAGFlowKey)
 	setDefault("WIKIGATE_RAGFLOW_DEV_KEY", devRAGFlowKey)
 	setDefault(envJWTSecret, devJWTSecret)
