@@ -10,6 +10,7 @@ import (
 	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/telemetry"
 )
 
 // Answerer is the RAGFlow client (ragflow.Client).
@@ -64,7 +65,9 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 	if err != nil {
 		return protocol.AnswerResult{}, err
 	}
+	_, check := telemetry.Stage(ctx, telemetry.StageResponseCheck)
 	kept, dropped := normalizer.InScope(chunks, eff)
+	telemetry.EndResponseCheck(check, len(kept), dropped)
 	c.rec.Dropped += dropped
 	c.report(strconv.Itoa(len(kept)) + " chunks in scope")
 	opts := normalizer.AnswerOptions{
@@ -90,7 +93,10 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 		}
 		text = comp.Answer
 	}
+	_, verify := telemetry.Stage(ctx, telemetry.StageVerify)
 	res, stats := normalizer.Answer(text, kept, eff, opts)
+	telemetry.EndVerify(verify, stats.Citations, stats.NoAnswer)
+	g.deps.Tracer.SetText(ctx, t.question, text) // only with log_questions
 	res.Audit = c.audit()
 	c.rec.Citations += stats.Citations
 	c.rec.Result = "answered"

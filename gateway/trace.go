@@ -74,14 +74,18 @@ func (t tracedAnswers) CompleteFunc(ctx context.Context, msgs []ragflow.Message,
 	return comp, err
 }
 
-// completionUsage is what the span reports of a completion: RAGFlow ends
-// every answer it finishes with the finish reason stop.
+// completionUsage is what the span reports of a completion: its tokens
+// (RAGFlow's count, or the gate's estimate, marked so) and the finish
+// reason stop, which RAGFlow gives every answer it finishes.
 func completionUsage(comp *ragflow.Completion, err error) telemetry.Usage {
 	if err != nil || comp == nil {
 		return telemetry.Usage{}
 	}
-	return telemetry.Usage{FinishReasons: []string{"stop"}}
+	return telemetry.Usage{InputTokens: comp.Usage.InputTokens, OutputTokens: comp.Usage.OutputTokens,
+		Estimated: comp.Usage.Estimated, FinishReasons: stopReason}
 }
+
+var stopReason = []string{"stop"}
 
 // endDecision ends a tool gate or decide span with the decision the
 // record holds; none there is the tool gate's allow, which records

@@ -122,7 +122,7 @@ func spanAttr(s *tracepb.Span, key string) *commonpb.AnyValue {
 // OTEL_EXPORTER_OTLP_ENDPOINT naming a receiver, an ask whose caller sent
 // a W3C traceparent is exported as one trace under the caller's span:
 // the stages (authenticate, tool gate, decide with the policy revision,
-// audit), the retrieval and the model call with the GenAI attributes, and
+// response check, verification with its counts, audit), the retrieval and the model call with the GenAI attributes, and
 // RAGFlow receives a traceparent of the same trace (its request log); the
 // audit record names the trace. No question text is in any span without
 // log_questions.
@@ -147,13 +147,16 @@ func TestTracingExportsGenAISpansAndPropagatesTraceparent(t *testing.T) {
 	if hex.EncodeToString(server.ParentSpanId) != callerSpan || server.Kind != tracepb.Span_SPAN_KIND_SERVER {
 		t.Errorf("the call's span has parent %x kind %v, want the caller's span %s, server", server.ParentSpanId, server.Kind, callerSpan)
 	}
-	for _, stage := range []string{"wikigate.authenticate", "wikigate.tool_gate", "wikigate.decide", "wikigate.audit", "retrieval ragflow"} {
+	for _, stage := range []string{"wikigate.authenticate", "wikigate.tool_gate", "wikigate.decide", "wikigate.response_check", "wikigate.verify", "wikigate.audit", "retrieval ragflow"} {
 		if spanNamed(spans, stage) == nil {
 			t.Errorf("no %s span in the trace", stage)
 		}
 	}
 	if d := spanNamed(spans, "wikigate.decide"); d != nil && (spanAttr(d, "wikigate.policy.revision").GetStringValue() == "" || !spanAttr(d, "wikigate.decision.allow").GetBoolValue()) {
 		t.Errorf("decide span without the revision and allow: %v", d.Attributes)
+	}
+	if v := spanNamed(spans, "wikigate.verify"); v != nil && spanAttr(v, "wikigate.citations").GetIntValue() == 0 {
+		t.Errorf("verify span without the answer's citations: %v", v.Attributes)
 	}
 	chat := spanNamed(spans, "chat ragflow-default")
 	if chat == nil {
@@ -164,6 +167,9 @@ func TestTracingExportsGenAISpansAndPropagatesTraceparent(t *testing.T) {
 		if got := spanAttr(chat, k).GetStringValue(); got != v {
 			t.Errorf("model call span %s = %q, want %q", k, got, v)
 		}
+	}
+	if spanAttr(chat, "gen_ai.usage.input_tokens").GetIntValue() <= 0 || spanAttr(chat, "gen_ai.usage.output_tokens").GetIntValue() <= 0 {
+		t.Errorf("model call span without its token counts: %v", chat.Attributes)
 	}
 	if fr := spanAttr(chat, "gen_ai.response.finish_reasons").GetArrayValue(); len(fr.GetValues()) != 1 || fr.Values[0].GetStringValue() != "stop" {
 		t.Errorf("finish reasons %v, want [stop]", fr)

@@ -47,12 +47,15 @@ func StartGeneration(ctx context.Context, messages int) (context.Context, Span) 
 		attribute.Int("wikigate.prompt.messages", messages))
 }
 
-// Usage is what a completion reported of its cost; a zero count is
-// unknown and left out of the span.
+// Usage is what a completion cost; a zero count is unknown and left out
+// of the span.
 type Usage struct {
 	InputTokens, OutputTokens int
-	Model                     string   // the model that answered, when RAGFlow says
-	FinishReasons             []string // e.g. ["stop"]
+	// Estimated marks counts the gate estimated because the backend
+	// reported none (wikigate.usage.estimated on the span).
+	Estimated     bool
+	Model         string   // the model that answered, when RAGFlow says
+	FinishReasons []string // e.g. ["stop"]
 }
 
 // EndGeneration records a model call's response attributes and ends it.
@@ -65,6 +68,9 @@ func EndGeneration(s Span, u Usage, err error) {
 	}
 	if u.OutputTokens > 0 {
 		s.Set(GenAIOutputTokens.Int(u.OutputTokens))
+	}
+	if u.Estimated {
+		s.Set(attribute.Bool("wikigate.usage.estimated", true))
 	}
 	if u.Model != "" {
 		s.Set(GenAIResponseModel.String(u.Model))
@@ -89,13 +95,18 @@ func StartRetrieval(ctx context.Context, datasets []string, pageSize int) (conte
 		attribute.Int("wikigate.retrieval.page_size", pageSize))
 }
 
-// SetText records the question and the answer on a generation span, as
-// the conventions' input and output messages, only when the operator
-// opted in (Options.RecordText); otherwise it does nothing.
-func (p *Provider) SetText(s Span, question, answer string) {
-	if !p.RecordText() || !s.Recording() {
+// SetText records the question and the generated answer on the call's
+// span (the span in ctx), as the conventions' input and output messages,
+// only when the operator opted in (Options.RecordText); otherwise it does
+// nothing.
+func (p *Provider) SetText(ctx context.Context, question, answer string) {
+	if !p.RecordText() {
 		return
 	}
-	s.Set(GenAIInputMessages.String(`[{"role":"user","parts":[{"type":"text","content":`+quote(question)+`}]}]`),
+	s := trace.SpanFromContext(ctx)
+	if !s.IsRecording() {
+		return
+	}
+	s.SetAttributes(GenAIInputMessages.String(`[{"role":"user","parts":[{"type":"text","content":`+quote(question)+`}]}]`),
 		GenAIOutputMessages.String(`[{"role":"assistant","parts":[{"type":"text","content":`+quote(answer)+`}]}]`))
 }

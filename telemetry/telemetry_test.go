@@ -136,8 +136,8 @@ func TestGenerationSpanFollowsGenAIConventionsAndKeepsTextOut(t *testing.T) {
 	for _, optIn := range []bool{false, true} {
 		p, exp := recorder(t, optIn)
 		ctx, call := p.StartServer(context.Background(), nil, "POST /agent/tools/ask")
-		_, gen := StartGeneration(ctx, 1)
-		p.SetText(gen, "what is agent memory?", "It is a store [1].")
+		gctx, gen := StartGeneration(ctx, 1)
+		p.SetText(gctx, "what is agent memory?", "It is a store [1].")
 		EndGeneration(gen, Usage{InputTokens: 120, OutputTokens: 30, FinishReasons: []string{"stop"}}, nil)
 		call.End()
 		s := flushed(t, p, exp)[0]
