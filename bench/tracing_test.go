@@ -193,8 +193,9 @@ func processCPU() time.Duration {
 // shared machine): the spans the gate makes for an ask, in its order
 // (integration/tracing_test.go lists them) — the call's server span from
 // the caller's traceparent, authenticate, tool gate, decide, the
-// retrieval and the model call, each with the traceparent written into
-// its backend request by telemetry.Transport, and audit. off is the
+// retrieval, the response check, the model call, verify and audit (nine
+// spans), the retrieval's and the model call's traceparent written into
+// their backend requests by telemetry.Transport. off is the
 // default (nil tracer); on records and batches every span to an exporter
 // that drops them.
 func BenchmarkTracingPerCall(b *testing.B) {
@@ -229,7 +230,7 @@ func benchCallSpans(b *testing.B, tp *telemetry.Provider) {
 		resp.Body.Close()
 	}
 	datasets := []string{"d092f80af64f8e5e119cee1082c471b4"}
-	usage := telemetry.Usage{FinishReasons: []string{"stop"}}
+	usage := telemetry.Usage{InputTokens: 1200, OutputTokens: 80, Estimated: true, FinishReasons: []string{"stop"}}
 	b.ReportAllocs()
 	cpu := processCPU()
 	for b.Loop() {
@@ -246,9 +247,13 @@ func benchCallSpans(b *testing.B, tp *telemetry.Provider) {
 		rctx, s := telemetry.StartRetrieval(ctx, datasets, 8)
 		backendCall(rctx, 0)
 		s.End()
+		_, s = telemetry.Stage(ctx, telemetry.StageResponseCheck)
+		telemetry.EndResponseCheck(s, 8, 0)
 		gctx, s := telemetry.StartGeneration(ctx, 1)
 		backendCall(gctx, 1)
 		telemetry.EndGeneration(s, usage, nil)
+		_, s = telemetry.Stage(ctx, telemetry.StageVerify)
+		telemetry.EndVerify(s, 3, false)
 		_, s = telemetry.Stage(ctx, telemetry.StageAudit)
 		s.End()
 		telemetry.EndCall(call, 200, "answered")
