@@ -200,3 +200,32 @@ func TestEvalWaitsOutRateLimits(t *testing.T) {
 		t.Errorf("exit %d (%v) after %d calls, want 0 after 3 (search, 429, ask):\n%s", code, err, calls, out)
 	}
 }
+
+// TestEvalRetriesUntilTheWaitBound: a call that keeps losing the freed slot
+// (six 429s in a row, as happens with several cases asked at once) is
+// still retried: the bound is the time waited, not a count.
+func TestEvalRetriesUntilTheWaitBound(t *testing.T) {
+	var mu sync.Mutex
+	limited := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/search") {
+			w.Write([]byte(`{"hits":[]}`))
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if limited < 6 {
+			limited++
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"error":{"code":"rate_limited","message":"retry later"}}`))
+			return
+		}
+		w.Write([]byte(`{"answer":"","citations":[],"confidence":"low","noAnswerReason":{"code":"no_answer","reason":"no_evidence"}}`))
+	}))
+	defer srv.Close()
+	code, out, err := runMain(t, Options{SetFile: writeSet(t, "cases: [{id: p, kind: unanswerable, question: payroll}]"), GateURL: srv.URL, JSON: true})
+	if code != ExitOK || !strings.Contains(out, `"noAnswerRecall": 1`) {
+		t.Errorf("exit %d (%v) after %d 429s, want 0:\n%s", code, err, limited, out)
+	}
+}

@@ -99,23 +99,24 @@ func requestBody(c Case, limit int) []byte {
 	return b
 }
 
-// Rate-limited calls are retried after the gate's Retry-After, at most
-// maxRetries times and only when it asks for no more than maxRetryWait: an
+// Rate-limited calls are retried after the gate's Retry-After for as long
+// as the waits of one call add up to no more than maxRetryWait: an
 // evaluation run outgrows a gate's per-caller ask budget (anonymous
-// callers share one), and a 429 says nothing about answer quality.
-const (
-	maxRetries   = 5
-	maxRetryWait = 2 * time.Minute
-)
+// callers share one), and a 429 says nothing about answer quality. The
+// bound is time, not a count: with several cases asked at once, a call can
+// lose the freed slot to another several times in a row.
+const maxRetryWait = 3 * time.Minute
 
 // post sends one call, retrying a 429 as the gate's Retry-After says.
 func (g *Gate) post(ctx context.Context, route, header, value string, body []byte) (reply, error) {
-	for attempt := 0; ; attempt++ {
+	var waited time.Duration
+	for {
 		r, err := g.postOnce(ctx, route, header, value, body)
 		wait, limited := retryAfter(r)
-		if !limited || attempt == maxRetries || wait > maxRetryWait {
+		if !limited || waited+wait > maxRetryWait {
 			return r, err
 		}
+		waited += wait
 		select {
 		case <-ctx.Done():
 			return r, err

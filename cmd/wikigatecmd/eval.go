@@ -15,7 +15,7 @@ import (
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:      "eval",
-		Usage:     "--set FILE [--gate URL] [--json] [--min-hit5 X] [--max-leaks N] ...",
+		Usage:     "--set FILE [--gate URL] [--json] [--min-hit5 X] [--max-leaks N] ... | --from-feedback STORE",
 		Short:     "Measures a running gate's search and answers against an evaluation set",
 		Long:      evalLong,
 		CobraFunc: adopt(evalCommand),
@@ -35,7 +35,16 @@ confidence level and latency p50/p95.
 
 Exit status: 0 ok, 1 a threshold missed (leaks above --max-leaks, default 0,
 always fail), 2 bad flags or set file, or a gate error (unreachable, 5xx, a
-refused credential).`
+refused credential).
+
+--from-feedback STORE reads a feedback store instead (data/feedback.db, the
+gate's bbolt file, which a running gate holds locked: stop it or read a copy;
+or the postgres:// URL of the shared store) and prints candidate cases, in
+the set format, from its open records: reported no-answers (qa_no_answer)
+and answers rated not helpful (qa_answer). Each starts as unanswerable; the
+docs team reviews them and moves them into its set.
+
+  wikigate eval --from-feedback data/feedback.db > candidates.yaml`
 
 func evalCommand() *cobra.Command {
 	o := evalrun.Options{Thresholds: evalrun.NoThresholds()}
@@ -48,6 +57,7 @@ func evalCommand() *cobra.Command {
 				if isTerminal(os.Stderr) { // stderr: stdout stays a clean table or JSON
 					o.Progress = cmd.ErrOrStderr()
 				}
+				o.Notes = cmd.ErrOrStderr()
 				return evalrun.Main(cmd.Context(), o, cmd.OutOrStdout())
 			})(cmd, args)
 		},
@@ -55,6 +65,7 @@ func evalCommand() *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&o.SetFile, "set", "", "evaluation set file (JSON or YAML)")
 	f.StringVar(&o.GateURL, "gate", "http://127.0.0.1:8080", "the running gate's base URL")
+	f.StringVar(&o.FromFeedback, "from-feedback", "", "print candidate cases from a feedback store's open records (data/feedback.db or postgres://…) instead of running a set")
 	f.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	f.IntVar(&o.Concurrency, "concurrency", 2, "cases asked at once")
 	f.DurationVar(&o.Timeout, "timeout", 30*time.Second, "per-request timeout")
