@@ -54,7 +54,10 @@ accepts one you have looked into).
 
   wikigate audit verify /var/log/wikigate/audit.log
   wikigate audit verify --heads-from /var/log/wikigate/process.log /var/log/wikigate/audit.log`,
-		CobraFunc: func(cmd *cobra.Command) { cmd.AddCommand(auditVerifyCommand()) },
+		CobraFunc: func(cmd *cobra.Command) {
+			cmd.AddCommand(auditVerifyCommand())
+			refuseUnknownSubcommands(cmd)
+		},
 	})
 }
 

@@ -63,6 +63,7 @@ func init() {
 This alias will be removed in the next release.`,
 		CobraFunc: func(cmd *cobra.Command) {
 			cmd.AddCommand(tokenCommand(), keyCommand(), ingestCommand(), doctorCommand())
+			refuseUnknownSubcommands(cmd)
 		},
 	})
 }
@@ -113,6 +114,7 @@ func adopt(build func() *cobra.Command) func(*cobra.Command) {
 			c.RemoveCommand(sub)
 			cmd.AddCommand(sub)
 		}
+		refuseUnknownSubcommands(cmd)
 	}
 }
 

@@ -39,6 +39,7 @@ Runs a policy folder's tests, with coverage (policy test [DIR] --coverage
 (policy replay) and explains one decision (policy explain).`,
 		CobraFunc: func(cmd *cobra.Command) {
 			cmd.AddCommand(policyBuildCommand(), policyTestCommand(), policyReplayCommand(), policyDiffCommand(), policyExplainCommand())
+			refuseUnknownSubcommands(cmd)
 		},
 	})
 }
