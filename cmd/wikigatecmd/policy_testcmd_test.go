@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// testPolicy writes a small policy folder with one passing test, and the
-// schema folder a policy folder carries (which must not load as data).
+// testPolicy writes a small policy folder with one passing test (policy,
+// data and tests only: the schemas live outside a policy folder).
 func testPolicy(t *testing.T, tests string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -31,8 +31,6 @@ default decision := {"allow": false, "code": "unauthorized", "reason": "no"}
 decision := {"allow": true} if input.tool == "search"
 `)
 	write("policy_test.rego", tests)
-	write("schema/a.json", `{"$id": "a"}`)
-	write("schema/b.json", `{"$id": "b"}`)
 	return dir
 }
 
