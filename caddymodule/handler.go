@@ -20,6 +20,7 @@ import (
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/mcp"
 	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/openapi"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/ragflow"
 	"github.com/wikigate/wikigate/telemetry"
@@ -172,6 +173,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		deps.KeyStore = h.keyStore
 	}
 	deps.Observer = h.observer(obs)
+	deps.OpenAPI = openapi.Build // GET /openapi.json
 	if h.RAGFlow != nil {
 		rag, err := ragflow.New(h.RAGFlow.clientConfig(repl))
 		if err != nil {

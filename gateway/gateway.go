@@ -99,6 +99,9 @@ type Deps struct {
 	// Quotas keeps the budgets of the policy's rate limits (decision
 	// limits); nil keeps them in this process (quota.Memory).
 	Quotas quota.Store
+	// OpenAPI, when set, writes the OpenAPI document of the routes this
+	// gate serves (openapi.Build), served at GET /openapi.json.
+	OpenAPI func([]RouteDoc) ([]byte, error)
 	// Tokens keeps the policy's token budgets (limits with tokens); nil
 	// keeps them in this process (quota.MemoryTokens).
 	Tokens quota.TokenStore
@@ -111,6 +114,7 @@ type Deps struct {
 type Gateway struct {
 	cfg     Config
 	deps    Deps
+	openAPI openAPIDoc
 	routes  map[string]route
 	health  healthCache
 	streams *stream.Limiter // open answer streams, per caller and in all
@@ -172,6 +176,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", reqID)
 	if r.URL.Path == "/healthz" {
 		g.serveHealth(w, r)
+		return
+	}
+	if r.URL.Path == openAPIPath && g.deps.OpenAPI != nil {
+		g.serveOpenAPI(w, r, reqID)
 		return
 	}
 	rt, pathID, ok := g.match(r.URL.Path)

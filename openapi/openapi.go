@@ -25,7 +25,7 @@ import (
 // Build returns the document for routes, indented JSON ending in a newline.
 func Build(routes []gateway.RouteDoc) ([]byte, error) {
 	b := builder{schemas: map[string]*jsonschema.Schema{}, names: map[reflect.Type]string{}}
-	paths := map[string]any{"/healthz": healthPath()}
+	paths := map[string]any{"/healthz": healthPath(), "/openapi.json": servedDocumentPath()}
 	for _, rt := range routes {
 		op, err := b.operation(rt)
 		if err != nil {
@@ -245,6 +245,18 @@ func healthPath() map[string]any {
 		"responses": map[string]any{
 			"200": map[string]any{"description": "Healthy.", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}},
 			"503": map[string]any{"description": "A backend or the policy is not ready.", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}},
+		},
+	}}
+}
+
+// servedDocumentPath is GET /openapi.json, where the gate serves this document
+// for the routes it serves.
+func servedDocumentPath() map[string]any {
+	return map[string]any{"get": map[string]any{
+		"operationId": "openapi",
+		"summary":     "This document, for the routes this gate serves (no credential).",
+		"responses": map[string]any{
+			"200": map[string]any{"description": "The OpenAPI 3.1 document.", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}},
 		},
 	}}
 }
