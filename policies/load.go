@@ -33,8 +33,12 @@ type prepared struct {
 	crossChecked  int
 	topdownReason string
 	revision      string
-	rego          string // digest of the Rego modules alone: all the Wasm compile reads
-	key           string // candidate.key: is a new candidate this same policy?
+	digest        string        // SHA-256 of the served files (Decision.Digest)
+	sources       snapshot      // those files, kept on disk by KeepRevisions
+	keepResult    bool          // a decision log is on: decisions keep the policy's result
+	attributed    *attributions // denials' rules (attribution.go)
+	rego          string        // digest of the Rego modules alone: all the Wasm compile reads
+	key           string        // candidate.key: is a new candidate this same policy?
 	cache         *decisionCache
 	// uncacheable names the nondeterministic built-in that turned the
 	// cache off, for the load log line.
@@ -125,11 +129,16 @@ func (s snapshot) add(dir, path string) error {
 
 // revision is a short sha256 over the sorted file names and contents.
 func (s snapshot) revision() string {
+	return hashOf(s.entries())[:12]
+}
+
+// entries are the snapshot's files by name.
+func (s snapshot) entries() map[string][]byte {
 	entries := make(map[string][]byte, len(s))
 	for name, f := range s {
 		entries[name] = f.Data
 	}
-	return hashOf(entries)[:12]
+	return entries
 }
 
 // regoDigest hashes the Rego modules alone (the data left out): a data-only
@@ -195,7 +204,8 @@ func (s snapshot) compile(ctx context.Context, query string, cacheSize int, eval
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{query: pq, tool: tool, revision: s.revision(), rego: s.regoDigest(), uncacheable: nondeterministicCall(compiler.Modules)}
+	p := &prepared{query: pq, tool: tool, revision: s.revision(), rego: s.regoDigest(), uncacheable: nondeterministicCall(compiler.Modules),
+		attributed: newAttributions()}
 	// Fresh parses: the modules compiled above belong to the compiler.
 	switch evaluator {
 	case EvaluatorWasm:
