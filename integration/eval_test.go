@@ -35,7 +35,7 @@ func TestEvalSampleWikiSet(t *testing.T) {
 	if err := os.WriteFile(data, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g := startGate(t, gateOptions{policyDir: dir})
+	g := startGate(t, gateOptions{policyDir: dir, ragflowExtra: evalBackendTimeout})
 	tokens := map[string]string{
 		"WIKIGATE_EVAL_AGENT":      agentToken(t, "kunora-coding-agent"),
 		"WIKIGATE_EVAL_MAINTAINER": humanToken(t, "alice", "wiki-maintainer"),
