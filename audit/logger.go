@@ -156,6 +156,17 @@ func (d *decisionMarshaler) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 		enc.AddString("reason", d.Reason)
 	}
 	enc.AddString("policy_revision", d.Revision)
+	if d.Digest != "" {
+		enc.AddString("policy_digest", d.Digest)
+	}
+	if len(d.Rules) > 0 {
+		_ = enc.AddArray("rules", zapcore.ArrayMarshalerFunc(func(a zapcore.ArrayEncoder) error {
+			for _, r := range d.Rules {
+				a.AppendString(r)
+			}
+			return nil
+		}))
+	}
 	return nil
 }
 

@@ -59,3 +59,18 @@ func TestRecordCarriesDecisionBackendsAndResult(t *testing.T) {
 		t.Fatalf("decision not recorded: %v", f["decision"])
 	}
 }
+
+// A denial's record names the rules that decided it and the revision's
+// digest (docs/security.md, Explaining a denial).
+func TestRecordNamesTheRulesOfADenial(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	r := record()
+	r.Decision = &Decision{Code: "unauthorized", Reason: "unknown agent", Revision: "abc", Digest: "abc123",
+		Rules: []string{"identity.rego:45 identity_problems", "decision.rego:10 denial"}}
+	NewLogger(zap.New(core), false).Write(r)
+	d := logs.All()[0].ContextMap()["decision"].(map[string]any)
+	rules, _ := d["rules"].([]any)
+	if d["policy_digest"] != "abc123" || len(rules) != 2 || rules[0] != "identity.rego:45 identity_problems" {
+		t.Fatalf("decision recorded as %v", d)
+	}
+}

@@ -68,6 +68,11 @@ type Decision struct {
 	Code     string
 	Reason   string
 	Revision string
+	// Digest is the SHA-256 of the revision's files, what a kept copy of
+	// its sources hashes to (`wikigate policy explain --revisions`).
+	Digest string
+	// Rules name the policy rules that decided a denial, file:line name.
+	Rules []string
 }
 
 // BackendCall is one call to RAGFlow or Meilisearch.

@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +44,13 @@ type PolicyConfig struct {
 	// policy that does not compile to it or fails the same check refused).
 	// Policy tests always run on topdown.
 	Evaluator string `json:"evaluator,omitempty"`
+	// KeepRevisions is how many served revisions' sources are kept in
+	// RevisionsDir for `wikigate policy explain` (policies.DefaultKeepRevisions
+	// when unset; 0 after `keep_revisions off`: none).
+	KeepRevisions *int `json:"keep_revisions,omitempty"`
+	// RevisionsDir: default $WIKIGATE_DATA_DIR/policy-revisions, else
+	// Caddy's data directory's wikigate/policy-revisions.
+	RevisionsDir string `json:"revisions_dir,omitempty"`
 }
 
 // BundleKey is one verification key: a PEM public key file for RS*/ES*/PS*,
@@ -63,6 +72,7 @@ type BundleKey struct {
 //		verification_scope  <scope>
 //		decision_log        [buffer <n>] [mask </input/path>...] [{ service ... }]
 //		evaluator           auto|topdown|wasm
+//		keep_revisions      <n> [<dir>] | off
 //	}
 func (p *PolicyConfig) unmarshal(d *caddyfile.Dispenser) error {
 	return parseBlock(d, "policy", map[string]func() error{
@@ -74,7 +84,59 @@ func (p *PolicyConfig) unmarshal(d *caddyfile.Dispenser) error {
 		"verification_scope":  func() error { return oneArg(d, &p.VerificationScope) },
 		"decision_log":        func() error { return p.unmarshalDecisionLog(d) },
 		"evaluator":           func() error { return p.unmarshalEvaluator(d) },
+		"keep_revisions":      func() error { return p.unmarshalKeep(d) },
 	}, "verification_key")
+}
+
+func (p *PolicyConfig) unmarshalKeep(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) == 1 && args[0] == "off" {
+		none := 0
+		p.KeepRevisions = &none
+		return nil
+	}
+	if len(args) < 1 || len(args) > 2 {
+		return d.ArgErr()
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 || n > 1000 {
+		return d.Errf("keep_revisions %q: want a count from 1 to 1000, or off", args[0])
+	}
+	p.KeepRevisions = &n
+	if len(args) == 2 {
+		p.RevisionsDir = args[1]
+	}
+	return nil
+}
+
+// keptRevisions sets where and how many served revisions' sources the
+// engine keeps (README, Explaining a decision): on by default, so a
+// denial recorded today can be explained after the policy moved on.
+func (p *PolicyConfig) keptRevisions(opts *policies.Options) {
+	n, dir := policies.DefaultKeepRevisions, ""
+	if p != nil {
+		if p.KeepRevisions != nil {
+			n = *p.KeepRevisions
+		}
+		dir = p.RevisionsDir
+	}
+	if n <= 0 {
+		return
+	}
+	if dir == "" {
+		dir = DefaultRevisionsDir()
+	}
+	opts.RevisionsDir, opts.KeepRevisions = dir, n
+}
+
+// DefaultRevisionsDir is where a gate keeps served policy revisions when
+// keep_revisions names no folder: the gate's data directory
+// (WIKIGATE_DATA_DIR, set by wikigate run), else Caddy's.
+func DefaultRevisionsDir() string {
+	if d := os.Getenv("WIKIGATE_DATA_DIR"); d != "" {
+		return filepath.Join(d, "policy-revisions")
+	}
+	return filepath.Join(caddy.AppDataDir(), "wikigate", "policy-revisions")
 }
 
 func (p *PolicyConfig) unmarshalEvaluator(d *caddyfile.Dispenser) error {
@@ -136,6 +198,7 @@ func (p *PolicyConfig) unmarshalKey(d *caddyfile.Dispenser) error {
 func (h *Handler) engineOptions(repl *caddy.Replacer, obs policies.ReloadObserver) (policies.Options, error) {
 	opts := policies.Options{Dir: h.PolicyDir, Logger: h.logger.Named("policy"), Observer: obs}
 	p := h.Policy
+	p.keptRevisions(&opts)
 	if p == nil {
 		if opts.Dir == "" {
 			opts.Dir = "rego"

@@ -50,7 +50,7 @@ func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principa
 		return g.policyFailure(parent, rec, err)
 	}
 	if !d.Allow {
-		rec.Decision = &audit.Decision{Allow: false, Code: string(d.Code), Reason: d.Reason, Revision: d.Revision}
+		rec.Decision = auditDecision(d)
 		return protocol.NewError(d.Code, denyMessage(d))
 	}
 	return nil
@@ -80,7 +80,7 @@ func (g *Gateway) decide(parent context.Context, rt route, c *call) error {
 	if err != nil {
 		return g.policyFailure(parent, c.rec, err)
 	}
-	c.rec.Decision = &audit.Decision{Allow: d.Allow, Code: string(d.Code), Reason: d.Reason, Revision: d.Revision}
+	c.rec.Decision = auditDecision(d)
 	if !d.Allow {
 		return protocol.NewError(d.Code, denyMessage(d))
 	}
@@ -118,4 +118,12 @@ func denyMessage(d policies.Decision) string {
 
 func callerInput(p identity.Principal) policies.Caller {
 	return policies.Caller{Type: p.Type, ID: p.ID, Anonymous: p.Anonymous, Roles: p.Roles, Credential: p.Credential}
+}
+
+// auditDecision is the decision as the audit record keeps it: with the
+// revision's digest and, for a denial, the rules that decided it
+// (docs/security.md, Explaining a denial).
+func auditDecision(d policies.Decision) *audit.Decision {
+	return &audit.Decision{Allow: d.Allow, Code: string(d.Code), Reason: d.Reason, Revision: d.Revision,
+		Digest: d.Digest, Rules: policies.RuleNames(d.Rules)}
 }

@@ -52,6 +52,8 @@ func (c *candidate) build(ctx context.Context, o buildOptions) (*prepared, error
 		return nil, err
 	}
 	p.revision, p.key = c.revision, c.key
+	p.digest, p.sources = hashOf(c.files.entries()), c.files
+	p.keepResult = o.keepResult
 	if o.runTests {
 		if err := c.test(ctx); err != nil {
 			p.wasm.close()
@@ -68,10 +70,13 @@ type buildOptions struct {
 	evaluator string
 	runTests  bool
 	recent    []Input // for EvaluatorAuto's cross-check
+	// keepResult: a decision log is on, so Wasm decisions keep a copy of
+	// the policy's result for it.
+	keepResult bool
 }
 
 func (e *Engine) buildOptions() buildOptions {
-	o := buildOptions{query: e.query, cacheSize: e.cacheSize, evaluator: e.evaluator, runTests: e.runTests}
+	o := buildOptions{query: e.query, cacheSize: e.cacheSize, evaluator: e.evaluator, runTests: e.runTests, keepResult: e.decisionLogOn}
 	if e.evaluator != EvaluatorTopdown {
 		o.recent = e.recentInputs(crossCheckRecent)
 	}

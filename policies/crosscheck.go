@@ -149,10 +149,18 @@ func compareOutcomes(what string, in *Input, want Decision, wantErr error, got D
 		if wantErr != nil && gotErr != nil {
 			return nil
 		}
-	case reflect.DeepEqual(want, got):
+	case reflect.DeepEqual(withoutResult(want), withoutResult(got)):
 		return nil
 	}
 	return mismatch(what, in, want, wantErr, got, gotErr)
+}
+
+// withoutResult is d without the policy's raw result, which each evaluator
+// holds in its own form (a term, JSON bytes): the decisions read from them
+// are what must agree.
+func withoutResult(d Decision) Decision {
+	d.result = nil
+	return d
 }
 
 // mismatch describes a difference for the load log: the call (no secret

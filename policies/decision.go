@@ -34,6 +34,15 @@ type Decision struct {
 	// before its tool runs; none when the policy sets none.
 	Limits   []Limit
 	Revision string // revision of the policy that decided
+	// Digest is the SHA-256 (hex) of the files of the revision that
+	// decided: what a kept copy of its sources (KeepRevisions) must hash to.
+	Digest string
+	// Rules are the policy's rules that decided a denial, file:line and
+	// name (attribute); none for an allow.
+	Rules []Rule
+	// result is what the policy returned, unchanged (the decision log's
+	// result): an *ast.Term from topdown, JSON bytes from Wasm.
+	result any
 }
 
 // ErrUndefinedDecision means the policy produced no decision for the input.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"go.uber.org/zap"
 )
 
@@ -45,13 +46,16 @@ type Event struct {
 	DecisionID string                    `json:"decision_id"`
 	Path       string                    `json:"path"`
 	Input      json.RawMessage           `json:"input,omitempty"`
-	Result     *WireDecision             `json:"result,omitempty"`
+	Result     json.RawMessage           `json:"result,omitempty"` // what the policy returned, unchanged
 	Error      string                    `json:"error,omitempty"`
 	Bundles    map[string]BundleRevision `json:"bundles"`
 	Timestamp  time.Time                 `json:"timestamp"`
 	Metrics    map[string]any            `json:"metrics,omitempty"`
 	Labels     map[string]string         `json:"labels,omitempty"`
 	Erased     []string                  `json:"erased,omitempty"`
+	// Rules name the rules that decided a denial (file:line name), beside
+	// OPA's fields: the audit record names the same.
+	Rules []string `json:"wikigate_rules,omitempty"`
 }
 
 // BundleRevision is an event's bundles entry.
@@ -176,11 +180,11 @@ func (l *decisionLog) write(p pending) {
 	ev := Event{DecisionID: p.id, Path: p.path, Bundles: map[string]BundleRevision{"wikigate": {p.d.Revision}},
 		Timestamp: p.at.UTC(), Metrics: p.metrics, Labels: l.labels}
 	ev.Input, ev.Erased = maskedInput(&p.in, l.mask)
+	ev.Rules = RuleNames(p.d.Rules)
 	if p.err != nil {
 		ev.Error = p.err.Error()
 	} else {
-		w := WireOf(p.d)
-		ev.Result = &w
+		ev.Result = resultJSON(p.d)
 	}
 	if l.console != nil {
 		l.writeConsole(&ev)
@@ -197,6 +201,9 @@ func (l *decisionLog) writeConsole(ev *Event) {
 		zap.Any("input", ev.Input), zap.Any("bundles", ev.Bundles), zap.String("timestamp", ev.Timestamp.Format(time.RFC3339Nano))}
 	if ev.Result != nil {
 		fields = append(fields, zap.Any("result", ev.Result))
+	}
+	if len(ev.Rules) > 0 {
+		fields = append(fields, zap.Strings("wikigate_rules", ev.Rules))
 	}
 	if ev.Error != "" {
 		fields = append(fields, zap.String("error", ev.Error))
@@ -278,4 +285,37 @@ func (e *Engine) DecisionLogDropped() uint64 {
 // service cannot hold a shutdown); at once when decision logs are off.
 func (e *Engine) WaitDecisionLog() {
 	e.dlog.wait()
+}
+
+// resultJSON is what the policy returned for d, as JSON: the decision log's
+// result is the policy's value, not the gate's reading of it (a tool gate
+// event carries no scope the policy did not write, a deny keeps what the
+// policy put beside its code). A decision without it (made before it was
+// kept) falls back to the gate's reading.
+func resultJSON(d Decision) json.RawMessage {
+	switch r := d.result.(type) {
+	case json.RawMessage:
+		return r
+	case *ast.Term:
+		if v, err := ast.JSON(r.Value); err == nil {
+			if raw, err := json.Marshal(v); err == nil {
+				return raw
+			}
+		}
+	}
+	raw, _ := json.Marshal(WireOf(d))
+	return raw
+}
+
+// RuleNames writes rules as the audit record and the decision log name
+// them: file:line name.
+func RuleNames(rules []Rule) []string {
+	if len(rules) == 0 {
+		return nil
+	}
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.String()
+	}
+	return out
 }

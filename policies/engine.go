@@ -54,6 +54,12 @@ type Options struct {
 	// the same cross-check is refused like one that does not compile at
 	// all). Policy tests run on topdown either way.
 	Evaluator string
+	// RevisionsDir, when set, keeps the sources of the last KeepRevisions
+	// revisions served (DefaultKeepRevisions when 0) there, one folder per
+	// revision, so `wikigate policy explain` decides again with the policy
+	// that made a recorded decision (kept.go).
+	RevisionsDir  string
+	KeepRevisions int
 }
 
 // Engine decides calls with the currently loaded policy. It is safe for
@@ -73,6 +79,9 @@ type Engine struct {
 	dlog      *decisionLog // nil: decision logs off
 	pollMin   time.Duration
 	pollMax   time.Duration
+	// decisionLogOn: Wasm decisions keep the policy's result for the log.
+	decisionLogOn bool
+	kept          *keptRevisions // nil: sources not kept
 
 	current atomic.Pointer[prepared]
 
@@ -106,6 +115,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("policy from %s: %w", e.src, err)
 	}
 	e.current.Store(p)
+	e.keep(p)
 	e.dlog = startDecisionLog(ctx, opts.DecisionLog, e.decisions, e.logger)
 	if c.activated != nil {
 		c.activated()
@@ -158,6 +168,10 @@ func newEngine(opts Options) (*Engine, error) {
 		e.observer = nopObserver{}
 	}
 	e.decisions = decisionObserverOf(e.observer)
+	e.decisionLogOn = opts.DecisionLog != nil && (opts.DecisionLog.Logger != nil || opts.DecisionLog.Upload != nil)
+	if opts.RevisionsDir != "" {
+		e.kept = &keptRevisions{dir: opts.RevisionsDir, keep: opts.KeepRevisions}
+	}
 	return e, nil
 }
 
@@ -184,7 +198,7 @@ func (e *Engine) Decide(ctx context.Context, in Input) (Decision, error) {
 
 func (e *Engine) decide(ctx context.Context, in Input, st *decisionStats) (Decision, error) {
 	p := e.current.Load()
-	denied := Decision{Revision: p.revision}
+	denied := Decision{Revision: p.revision, Digest: p.digest}
 	if err := ctx.Err(); err != nil {
 		return denied, fmt.Errorf("decide: %w", err)
 	}
@@ -200,6 +214,7 @@ func (e *Engine) decide(ctx context.Context, in Input, st *decisionStats) (Decis
 	if err != nil {
 		return denied, err
 	}
+	p.attribute(ctx, &p.query, &in, &d)
 	if p.cache != nil {
 		p.cache.put(key, d, &cachedCall{input: in})
 	}
@@ -231,7 +246,10 @@ func (p *prepared) evaluateTopdown(ctx context.Context, in *Input, m metrics.Met
 	if err != nil {
 		return Decision{}, fmt.Errorf("policy %s: %w", p.revision, err)
 	}
-	d.Revision = p.revision
+	d.Revision, d.Digest = p.revision, p.digest
+	if p.keepResult {
+		d.result = rs[0].Expressions[0].Value
+	}
 	return d, nil
 }
 

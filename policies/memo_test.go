@@ -117,7 +117,7 @@ func TestWasmModuleRememberedForTheSameRego(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("p.rego", "package wikigate\n\ndecision := {\"allow\": false, \"code\": \"forbidden_scope\", \"reason\": data.reason}\n")
+	write("p.rego", "package wikigate\n\ndecision := {\"allow\": false, \"code\": \"forbidden_scope\", \"reason\": data.x_reason}\n")
 	decide := func() (Decision, *prepared) {
 		t.Helper()
 		e, err := New(t.Context(), Options{Dir: dir, Evaluator: EvaluatorWasm, SkipTests: true})
@@ -137,9 +137,9 @@ func TestWasmModuleRememberedForTheSameRego(t *testing.T) {
 		}
 		return m
 	}
-	write("data.json", `{"reason": "first data"}`)
+	write("data.json", `{"x_reason": "first data"}`)
 	before, first := decide()
-	write("data.json", `{"reason": "second data"}`)
+	write("data.json", `{"x_reason": "second data"}`)
 	after, second := decide()
 	if before.Reason != "first data" || after.Reason != "second data" {
 		t.Errorf("reasons %q then %q, want each load's data", before.Reason, after.Reason)
@@ -147,7 +147,7 @@ func TestWasmModuleRememberedForTheSameRego(t *testing.T) {
 	if first.rego != second.rego || &module(first)[0] != &module(second)[0] {
 		t.Error("a data-only edit compiled the Rego to Wasm again")
 	}
-	write("p.rego", "package wikigate\n\ndecision := {\"allow\": false, \"code\": \"forbidden_tool\", \"reason\": data.reason}\n")
+	write("p.rego", "package wikigate\n\ndecision := {\"allow\": false, \"code\": \"forbidden_tool\", \"reason\": data.x_reason}\n")
 	if d, third := decide(); d.Code != "forbidden_tool" || third.rego == first.rego {
 		t.Errorf("edited Rego: code %q, digest unchanged %v", d.Code, third.rego == first.rego)
 	}

@@ -92,6 +92,7 @@ func (e *Engine) testsRan(c *candidate) bool { return e.runTests && len(c.tests)
 func (e *Engine) activate(c *candidate, next *prepared) {
 	previous := e.current.Swap(next)
 	previous.wasm.close()
+	e.keep(next)
 	if c.activated != nil {
 		c.activated()
 	}

@@ -173,8 +173,8 @@ func TestNewRejectsMissingDir(t *testing.T) {
 
 func TestNewLoadsNestedData(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "policy.rego", "package wikigate\n\ndecision := data.nested.decision\n")
-	writeFile(t, dir, "nested/data.yaml", "decision:\n  allow: false\n  code: forbidden_tool\n  reason: from yaml\n")
+	writeFile(t, dir, "policy.rego", "package wikigate\n\ndecision := data.x_nested.decision\n")
+	writeFile(t, dir, "x_nested/data.yaml", "decision:\n  allow: false\n  code: forbidden_tool\n  reason: from yaml\n")
 	engine := newEngine(t, dir)
 	d, err := engine.Decide(t.Context(), agentCall("a", "search", nil))
 	if err != nil || d.Code != protocol.CodeForbiddenTool || d.Reason != "from yaml" {

@@ -61,7 +61,7 @@ func (e *Engine) DecideTool(ctx context.Context, in Input) (Decision, error) {
 
 func (e *Engine) decideTool(ctx context.Context, in Input, st *decisionStats) (Decision, error) {
 	p := e.current.Load()
-	denied := Decision{Revision: p.revision}
+	denied := Decision{Revision: p.revision, Digest: p.digest}
 	if err := ctx.Err(); err != nil {
 		return denied, fmt.Errorf("decide tool: %w", err)
 	}
@@ -81,6 +81,7 @@ func (e *Engine) decideTool(ctx context.Context, in Input, st *decisionStats) (D
 	if err != nil {
 		return denied, err
 	}
+	p.attribute(ctx, p.tool, &in, &d)
 	if p.cache != nil {
 		p.cache.put(key, d, &cachedCall{input: in, tool: true})
 	}
@@ -107,7 +108,10 @@ func (p *prepared) evaluateToolTopdown(ctx context.Context, in *Input, m metrics
 	if err != nil {
 		return Decision{}, fmt.Errorf("policy %s: tool gate: %w", p.revision, err)
 	}
-	d.Revision = p.revision
+	d.Revision, d.Digest = p.revision, p.digest
+	if p.keepResult {
+		d.result = rs[0].Expressions[0].Value
+	}
 	return d, nil
 }
 

@@ -58,6 +58,7 @@ func (p *prepared) warmOne(ctx context.Context, c *cachedCall) bool {
 		if err != nil {
 			return false
 		}
+		p.attribute(ctx, p.tool, in, &d) // as decideTool does
 		p.cache.put(keyFor(p.revision+toolKeyTag, in), d, c)
 		return true
 	}
@@ -65,6 +66,7 @@ func (p *prepared) warmOne(ctx context.Context, c *cachedCall) bool {
 	if err != nil {
 		return false
 	}
+	p.attribute(ctx, &p.query, in, &d) // as decide does
 	p.cache.put(keyFor(p.revision, in), d, c)
 	return true
 }

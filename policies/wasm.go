@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,7 +156,10 @@ func (p *prepared) decideWasm(ctx context.Context, entrypoint int32, in *Input, 
 	if err != nil {
 		return Decision{}, fmt.Errorf("policy %s: %s%w", p.revision, what, err)
 	}
-	d.Revision = p.revision
+	d.Revision, d.Digest = p.revision, p.digest
+	if p.keepResult {
+		d.result = json.RawMessage(bytes.Clone(bufs.out)) // the buffer is reused
+	}
 	return d, nil
 }
 

@@ -24,6 +24,9 @@ type Recorded struct {
 	Result     *policies.WireDecision `json:"result"`
 	Error      string                 `json:"error"`
 	Erased     []string               `json:"erased"`
+	Bundles    map[string]struct {
+		Revision string `json:"revision"`
+	} `json:"bundles"`
 }
 
 // ReadEvents reads the decision events of a JSON-lines log; other lines

@@ -24,6 +24,10 @@ type ExplainOptions struct {
 	RequestID string // with Log: the events of this request
 	Log       string
 	Full      bool // print OPA's whole trace (wikigate rules only) too
+	// Revisions is the folder where the gate keeps the sources of the
+	// revisions it served (policy { keep_revisions }): an event is
+	// explained with the revision that decided it when kept there.
+	Revisions string
 }
 
 // Explain decides each selected input with the policy and prints the
@@ -40,12 +44,19 @@ func Explain(ctx context.Context, out io.Writer, o ExplainOptions) error {
 	if err != nil {
 		return err
 	}
-	engine, err := openPolicy(ctx, o.Policy)
-	if err != nil {
-		return err
-	}
+	engines := map[string]*policies.Engine{}
 	for i := range events {
-		if err := explainOne(ctx, out, engine, o, &events[i]); err != nil {
+		dir := policyFor(out, o, &events[i])
+		engine := engines[dir]
+		if engine == nil {
+			if engine, err = openPolicy(ctx, dir); err != nil {
+				return err
+			}
+			engines[dir] = engine
+		}
+		one := o
+		one.Policy = dir
+		if err := explainOne(ctx, out, engine, one, &events[i]); err != nil {
 			return err
 		}
 	}

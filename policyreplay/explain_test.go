@@ -3,10 +3,14 @@ package policyreplay
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wikigate/wikigate/policies"
 )
 
 const opsGetContext = `{"endpoint":"/agent/tools/get_context","tool":"get_context","action":"read","site_mode":"public-read",` +
@@ -71,5 +75,69 @@ func TestExplainRequestID(t *testing.T) {
 	err := Explain(context.Background(), new(bytes.Buffer), ExplainOptions{Policy: "../rego", RequestID: "r9", Log: log})
 	if err == nil || !strings.Contains(err.Error(), "no decision event for request r9") {
 		t.Errorf("unknown request id: %v", err)
+	}
+}
+
+// TestExplainUsesTheRevisionThatDecided: a logged decision is explained
+// with the kept sources of its revision, though the policy folder has
+// moved on (the agent since disabled); with that revision not kept, explain
+// says it cannot and whose decision it prints instead.
+func TestExplainUsesTheRevisionThatDecided(t *testing.T) {
+	rev, _, err := policies.FolderRevision("../rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := t.TempDir()
+	copyTree(t, "../rego", filepath.Join(kept, rev))
+	moved := filepath.Join(t.TempDir(), "rego")
+	copyTree(t, "../rego", moved)
+	data := filepath.Join(moved, "data.json")
+	raw, _ := os.ReadFile(data)
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["agents"].(map[string]any)["kunora-coding-agent"].(map[string]any)["disabled"] = true
+	edited, _ := json.Marshal(doc)
+	os.WriteFile(data, edited, 0o600)
+
+	log := filepath.Join(t.TempDir(), "decisions.log")
+	call := strings.Replace(opsGetContext, "ops-readonly-agent", "kunora-coding-agent", 1)
+	os.WriteFile(log, []byte(`{"decision_id":"r9","path":"wikigate/tool_decision","bundles":{"wikigate":{"revision":"`+rev+`"}},"input":`+call+`}`+"\n"), 0o600)
+
+	var out bytes.Buffer
+	if err := Explain(context.Background(), &out, ExplainOptions{RequestID: "r9", Log: log, Policy: moved, Revisions: kept}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "policy: revision "+rev+", as the gate served it") || !strings.Contains(out.String(), "decision: allow") {
+		t.Errorf("with the revision kept:\n%s", out.String())
+	}
+	out.Reset()
+	if err := Explain(context.Background(), &out, ExplainOptions{RequestID: "r9", Log: log, Policy: moved, Revisions: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "warning: cannot explain with revision "+rev) || !strings.Contains(out.String(), "decision: deny") {
+		t.Errorf("with the revision not kept:\n%s", out.String())
+	}
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o750)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), raw, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
