@@ -32,6 +32,15 @@ import (
 
 const opaWasmAgents = 10_000
 
+// skipUnlessOPAWasm keeps the comparison out of bench/run.sh's `-bench .`
+// (each load compiles the policy to Wasm three times, several seconds on
+// a busy machine): it runs with WIKIGATE_BENCH_OPA_WASM=1.
+func skipUnlessOPAWasm(b *testing.B) {
+	if os.Getenv("WIKIGATE_BENCH_OPA_WASM") != "1" {
+		b.Skip("the OPA Wasm comparison runs with WIKIGATE_BENCH_OPA_WASM=1 (bench/README.md)")
+	}
+}
+
 // opaWasmInputs are BenchmarkEvaluators' calls: the costliest allow of the
 // shipped policy, a denial (unknown agent) and the tool gate.
 func opaWasmInputs() (allow, deny, gate Input) {
@@ -230,6 +239,7 @@ func opaWasmDecider(p *prepared, read bool) decider {
 // tool gate with 10,000 agents on each evaluator, one caller and two at a
 // time (allow-parallel, topdown and ours only: see below).
 func BenchmarkOPAWasmVsHost(b *testing.B) {
+	skipUnlessOPAWasm(b)
 	dir := shippedPolicyWithAgents(b, opaWasmAgents)
 	allow, deny, gate := opaWasmInputs()
 	for _, ev := range evaluatorsUnderTest(b, dir) {
@@ -284,6 +294,7 @@ func decideOnce(b *testing.B, decide decider, in Input, tool, want bool) {
 // memory one loaded policy keeps (heap-MB, rss-MB: measured once, after a
 // GC, beside the benchmark loop).
 func BenchmarkOPAWasmVsHostLoad(b *testing.B) {
+	skipUnlessOPAWasm(b)
 	l := loadPolicy(b, shippedPolicyWithAgents(b, opaWasmAgents))
 	ctx := context.Background()
 	loaders := []struct {
