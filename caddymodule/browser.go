@@ -15,9 +15,9 @@ import (
 	"github.com/wikigate/wikigate/gateway"
 )
 
-// CORSConfig is the `cors` block: which browser origins may call the
-// answer routes from a page (DESIGN §12). Without it no CORS header is
-// ever sent.
+// CORSConfig is the `cors` block: which browser origins may call the answer
+// routes from a page (docs/docs-sites.md, "CORS"). Without it no CORS header
+// is ever sent.
 type CORSConfig struct {
 	// AllowedOrigins are scheme://host[:port] origins, or "*" (not with
 	// credentials).

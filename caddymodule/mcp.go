@@ -19,8 +19,8 @@ import (
 	"github.com/wikigate/wikigate/mcp"
 )
 
-// MCPConfig is the `mcp` block: the Model Context Protocol front door to
-// the same tools (DESIGN §11). The block's presence enables it.
+// MCPConfig is the `mcp` block: the Model Context Protocol front door to the
+// same tools (docs/operators.md, "mcp"). The block's presence enables it.
 type MCPConfig struct {
 	// Enabled mounts the endpoint and the OAuth protected-resource
 	// metadata. The Caddyfile block sets it unless it says `enable off`.

@@ -54,10 +54,11 @@ type answerTurn struct {
 	requireCitations bool
 }
 
-// answer is retrieve-then-generate (DESIGN §6): retrieval with exactly the
-// decided datasets and paths, the response-side scope check, generation
-// from the in-scope chunks only, and normalization into an AnswerResult
-// that cites or honestly says there is no answer.
+// answer is retrieve-then-generate (docs/backends.md, "Read side: what the
+// gate sends"): retrieval with exactly the decided datasets and paths, the
+// response-side scope check, generation from the in-scope chunks only, and
+// normalization into an AnswerResult that cites or honestly says there is no
+// answer.
 func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.AnswerResult, error) {
 	eff := c.decision.Scope
 	c.report("retrieving")

@@ -14,10 +14,11 @@ func (r *askRequest) standard() *protocol.Standard { return &r.Standard }
 func (r *askRequest) pages() []string              { return nil }
 func (r *askRequest) validate() error              { return validateStandard(&r.Standard, true) }
 
-// requireCitations defaults to true (protocol §4, §8): every sentence shown
-// carries a citation the model wrote and the gate verified. false only lets
-// the gate cite a sentence with the chunk that supports it; an answer is
-// never shown uncited either way (normalizer.AnswerOptions).
+// requireCitations defaults to true (docs/protocol.md, "AnswerResult",
+// Citations): every sentence shown carries a citation the model wrote and the
+// gate verified. false only lets the gate cite a sentence with the chunk that
+// supports it; an answer is never shown uncited either way
+// (normalizer.AnswerOptions).
 func requireCitations(std *protocol.Standard) bool {
 	return std.RequireCitations == nil || *std.RequireCitations
 }

@@ -40,11 +40,11 @@ func (c *call) report(stage string) {
 	}
 }
 
-// serveCall runs the checks in the protocol's order (§6.2): method,
-// credential (token and identity), the policy's tool gate, then the body
-// (size, schema), the policy's decision (scope, dataset, write), then the
-// tool. The first failure answers; a denied call never reaches a backend.
-// Exactly one audit record is written, whatever happens.
+// serveCall runs the checks in the protocol's order (docs/protocol.md, "Order
+// of checks"): method, credential (token and identity), the policy's tool
+// gate, then the body (size, schema), the policy's decision (scope, dataset,
+// write), then the tool. The first failure answers; a denied call never
+// reaches a backend. Exactly one audit record is written, whatever happens.
 func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := newRecord(r, reqID, pathID, rt, g.now())
 	r, span := g.traceCall(r, rec, rt)

@@ -23,13 +23,12 @@ type ToolDecider interface {
 // errNoToolGate is the engine failure of a Decider without a tool gate.
 var errNoToolGate = errors.New("the policy engine has no tool gate")
 
-// gateTool asks the policy whether the caller may use the route's tool at
-// all, before the body is read (§6.2: token, identity, policy, tool): a
-// caller without the tool gets forbidden_tool whatever its body says, so it
-// cannot probe the body schema of a tool it may not use. An allow here only
-// lets the body be read; decide makes the call's decision. Both bound the
-// policy by DecisionTimeout with a lazyDeadline: a cached decision arms no
-// timer.
+// gateTool asks the policy whether the caller may use the route's tool at all,
+// before the body is read (docs/protocol.md, "Order of checks"): a caller
+// without the tool gets forbidden_tool whatever its body says, so it cannot
+// probe the body schema of a tool it may not use. An allow here only lets the
+// body be read; decide makes the call's decision. Both bound the policy by
+// DecisionTimeout with a lazyDeadline: a cached decision arms no timer.
 func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principal, rec *audit.Record) error {
 	_, span := telemetry.Stage(parent, telemetry.StageToolGate)
 	defer g.endDecision(span, rec)

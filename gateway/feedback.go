@@ -19,9 +19,9 @@ import (
 	"github.com/wikigate/wikigate/sessions"
 )
 
-// feedbackRequest is the body of create_feedback and
-// create_improvement_task (protocol §8.1). The dedupeKey is always computed
-// here; a client-sent one is accepted for convenience and ignored.
+// feedbackRequest is the body of create_feedback and create_improvement_task
+// (docs/protocol.md, "FeedbackResult"). The dedupeKey is always computed here;
+// a client-sent one is accepted for convenience and ignored.
 type feedbackRequest struct {
 	protocol.Standard
 	EventType      string              `json:"eventType"`
@@ -177,10 +177,9 @@ func bodyHash(tool string, r *feedbackRequest) string {
 }
 
 // answerKey computes the dedupeKey of an answer's create_feedback action
-// (docs/protocol.md, AnswerResult: Actions): §8.1 over qa_answer, the
-// question, the decided scope and the cited paths, which is what
-// runFeedback computes from a rating that sends the same question and
-// citations back.
+// (docs/protocol.md, "The dedupe key"): dedupe.Key over qa_answer, the
+// question, the decided scope and the cited paths, which is what runFeedback
+// computes from a rating that sends the same question and citations back.
 func answerKey(question string, eff protocol.Scope) func([]string) string {
 	return func(paths []string) string { return dedupe.Key(protocol.EventAnswer, question, eff, paths) }
 }

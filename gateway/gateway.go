@@ -1,8 +1,8 @@
-// Package gateway is wikigate's request path (DESIGN §2) as a plain
-// http.Handler: route, bounded strict decode, identity, policy decision,
-// rewrite into the decided scope, backend call, response-side check,
-// reshaping and one audit record per call. The Caddy module only provisions
-// it and hands requests over, so everything here is testable without Caddy.
+// Package gateway is wikigate's request path (docs/architecture.md, "Layers")
+// as a plain http.Handler: route, bounded strict decode, identity, policy
+// decision, rewrite into the decided scope, backend call, response-side check,
+// reshaping and one audit record per call. The Caddy module only provisions it
+// and hands requests over, so everything here is testable without Caddy.
 package gateway
 
 import (

@@ -14,8 +14,8 @@ import (
 	"github.com/wikigate/wikigate/protocol"
 )
 
-// MCPConfig is what the MCP front door (DESIGN §11) needs from the gateway
-// beyond the HTTP routes' configuration.
+// MCPConfig is what the MCP front door (docs/agents.md, "MCP") needs from the
+// gateway beyond the HTTP routes' configuration.
 type MCPConfig struct {
 	// Path is the endpoint, written as the audit record's endpoint
 	// (default mcp.DefaultPath).

@@ -11,9 +11,10 @@ import (
 // routes: the README section that says what they accept.
 const meiliErrorLink = "https://github.com/wikigate/wikigate#peoples-search-and-feedback"
 
-// meiliErrorBody is Meilisearch's error shape (CONTRACT §5): its clients
-// (meilisearch-js's MeiliSearchApiError, instant-meilisearch) read message,
-// code, type and link, not the protocol's envelope.
+// meiliErrorBody is Meilisearch's error shape (docs/backends.md, "Meilisearch
+// wire details"): its clients (meilisearch-js's MeiliSearchApiError,
+// instant-meilisearch) read message, code, type and link, not the protocol's
+// envelope.
 type meiliErrorBody struct {
 	Message string `json:"message"`
 	Code    string `json:"code"`

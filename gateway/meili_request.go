@@ -11,8 +11,9 @@ import (
 )
 
 // meiliQuery is one Meilisearch search as a docs search box sends it
-// (CONTRACT §2): the subset the Meilisearch-compatible routes accept. Any
-// other field is refused (strict JSON) with the list of these.
+// (docs/backends.md, "Meilisearch wire details"): the subset the
+// Meilisearch-compatible routes accept. Any other field is refused (strict
+// JSON) with the list of these.
 type meiliQuery struct {
 	Q                     *string  `json:"q"`
 	Limit                 *int     `json:"limit"`

@@ -4,9 +4,10 @@ import (
 	"github.com/wikigate/wikigate/meili"
 )
 
-// meiliResult is Meilisearch's search response (CONTRACT §2): hits, query,
-// processingTimeMs and either limit/offset/estimatedTotalHits or
-// hitsPerPage/page/totalPages/totalHits; indexUid inside a multi-search.
+// meiliResult is Meilisearch's search response (docs/backends.md, "Meilisearch
+// wire details"): hits, query, processingTimeMs and either
+// limit/offset/estimatedTotalHits or hitsPerPage/page/totalPages/totalHits;
+// indexUid inside a multi-search.
 type meiliResult struct {
 	IndexUID           string                    `json:"indexUid,omitempty"`
 	Hits               []map[string]any          `json:"hits"`

@@ -13,7 +13,8 @@ import (
 	"github.com/wikigate/wikigate/sessions"
 )
 
-// SessionTokenHeader carries the session token on turns (DESIGN §3).
+// SessionTokenHeader carries the session token on turns (docs/protocol.md,
+// "SessionCreated").
 const SessionTokenHeader = "X-Session-Token"
 
 type sessionCreateRequest struct{ protocol.AskRequest }
@@ -75,9 +76,9 @@ func (g *Gateway) runSessionCreate(ctx context.Context, c *call) (any, error) {
 	return out, nil
 }
 
-// bindSession loads the session of a turn and checks its token and owner,
-// then its expiry (protocol §7): a session id alone never authorizes, and
-// a non-owner never learns whether the session expired.
+// bindSession loads the session of a turn and checks its token and owner, then
+// its expiry (docs/protocol.md, "Order of checks", step 5): a session id alone
+// never authorizes, and a non-owner never learns whether the session expired.
 func (g *Gateway) bindSession(ctx context.Context, r *http.Request, c *call) error {
 	token, _, err := identity.SingleHeader(r, SessionTokenHeader)
 	if err != nil {

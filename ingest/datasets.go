@@ -6,11 +6,11 @@ import "sort"
 var Statuses = []string{"approved", "working"}
 
 // DatasetName is the documented naming rule of the RAGFlow datasets a tree
-// owns: "<datasetPrefix><project> <version> <status>", one dataset per
-// project × version × status (DESIGN §6: a status is a dataset, so the
-// policy grants working pages by naming their datasets). RAGFlow does not
-// refuse a duplicate name (it appends "(1)"), so ingest finds datasets by
-// this exact name before creating one.
+// owns: "<datasetPrefix><project> <version> <status>", one dataset per project
+// × version × status (docs/backends.md, RAGFlow "Write side": a status is a
+// dataset, so the policy grants working pages by naming their datasets).
+// RAGFlow does not refuse a duplicate name (it appends "(1)"), so ingest finds
+// datasets by this exact name before creating one.
 func (m *Mapping) DatasetName(project, version, status string) string {
 	return m.DatasetPrefix + project + " " + version + " " + status
 }

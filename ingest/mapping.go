@@ -1,7 +1,8 @@
-// Package ingest loads a Docusaurus-style docs tree into the backends the
-// gate reads (issue 11): it turns Markdown/MDX pages into page records with
-// the metadata the gate filters on (DESIGN §6) and synchronises a
-// Meilisearch index with them, idempotently and incrementally.
+// Package ingest loads a Docusaurus-style docs tree into the backends the gate
+// reads (issue 11): it turns Markdown/MDX pages into page records with the
+// metadata the gate filters on (docs/backends.md, "Write side" of each
+// backend) and synchronises a Meilisearch index with them, idempotently and
+// incrementally.
 package ingest
 
 import (

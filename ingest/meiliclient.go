@@ -26,7 +26,8 @@ type MeiliClient struct {
 	Retries int
 	Backoff time.Duration
 	// TaskTimeout bounds the wait for one task (default 2m); PollEvery is the
-	// polling interval (default 50ms, INGEST §1.1: there is no long-poll).
+	// polling interval (default 50ms: there is no long-poll; docs/backends.md,
+	// Meilisearch "Write side").
 	TaskTimeout time.Duration
 	PollEvery   time.Duration
 }
@@ -106,7 +107,8 @@ type taskView struct {
 }
 
 // write sends a write request and waits for its task: the HTTP 202 says only
-// that the task was queued; its outcome is in the task (INGEST §1).
+// that the task was queued; its outcome is in the task (docs/backends.md,
+// "Meilisearch wire details", Tasks).
 func (c *MeiliClient) write(ctx context.Context, method, path string, body any) error {
 	var ref taskRef
 	if err := c.do(ctx, method, path, body, &ref); err != nil {

@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// IndexSettings are the settings the gate relies on (DESIGN §6, INGEST §3):
-// every attribute its scope filters name is filterable, the text fields are
-// searchable, contentHash is displayed so the next run can compare, and
-// stop words keep questions to their content words, in the languages the
-// content is written in (StopWords).
+// IndexSettings are the settings the gate relies on (docs/backends.md,
+// Meilisearch "Write side"): every attribute its scope filters name is
+// filterable, the text fields are searchable, contentHash is displayed so the
+// next run can compare, and stop words keep questions to their content words,
+// in the languages the content is written in (StopWords).
 func IndexSettings(stopWords []string) map[string]any {
 	return map[string]any{
 		"filterableAttributes": []string{"id", "project", "version", "status", "path", "pathPrefixes"},

@@ -10,11 +10,12 @@ import (
 )
 
 // rebuild loads every page into a new index with the gate's settings, then
-// swaps it with the live index and deletes the new name, which then holds
-// the old contents (INGEST §6). Searches see the old index until the swap,
-// then the complete new one: never a half-built index. API keys and tenant
-// tokens name the live uid, so they keep working. A batch that fails
-// aborts the rebuild before the swap; the live index is left as it was.
+// swaps it with the live index and deletes the new name, which then holds the
+// old contents (docs/backends.md, Meilisearch "Write side"). Searches see the
+// old index until the swap, then the complete new one: never a half-built
+// index. API keys and tenant tokens name the live uid, so they keep working. A
+// batch that fails aborts the rebuild before the swap; the live index is left
+// as it was.
 func (s *MeiliSync) rebuild(ctx context.Context, pages []Page) error {
 	if err := s.refuseForeignPages(ctx); err != nil {
 		return err

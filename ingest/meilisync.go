@@ -19,7 +19,8 @@ type MeiliSync struct {
 	// Languages choose the stop words (Mapping.Languages; default English).
 	Languages []string
 	// BatchSize is the number of documents per addition (default 100); fewer,
-	// larger payloads index faster (INGEST §4).
+	// larger payloads index faster (docs/backends.md, Meilisearch "Write
+	// side").
 	BatchSize int
 	// Concurrency bounds the additions in flight (default 2).
 	Concurrency int
@@ -99,8 +100,9 @@ func (s *MeiliSync) indexExists(ctx context.Context) (bool, error) {
 	return err == nil, err
 }
 
-// prepare creates the index and sends the settings before any document, so
-// the engine does not re-index documents for a settings change (INGEST §3).
+// prepare creates the index and sends the settings before any document, so the
+// engine does not re-index documents for a settings change (docs/backends.md,
+// Meilisearch "Write side").
 func (s *MeiliSync) prepare(ctx context.Context, uid string) error {
 	if _, err := s.Client.ensureIndex(ctx, uid); err != nil {
 		return err
@@ -112,8 +114,9 @@ func (s *MeiliSync) prepare(ctx context.Context, uid string) error {
 	return s.Client.write(ctx, http.MethodPatch, "/indexes/"+url.PathEscape(uid)+"/settings", IndexSettings(StopWords(langs)))
 }
 
-// upsert sends the pages in batches, at most Concurrency at a time, and
-// waits on every task: a failed task indexed none of its batch (INGEST §4).
+// upsert sends the pages in batches, at most Concurrency at a time, and waits
+// on every task: a failed task indexed none of its batch (docs/backends.md,
+// Meilisearch "Write side").
 func (s *MeiliSync) upsert(ctx context.Context, uid string, pages []Page) []Failure {
 	size, workers := s.BatchSize, s.Concurrency
 	if size <= 0 {

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Page is one wiki page as the backends hold it (DESIGN §6 corpus
-// convention), plus its content hash: what makes a run incremental.
+// Page is one wiki page as the backends hold it (README, "Backends: the data
+// contract"), plus its content hash: what makes a run incremental.
 type Page struct {
 	ID      string
 	Path    string
@@ -38,9 +38,10 @@ type Page struct {
 	Source string
 }
 
-// pageID is a Meilisearch-safe id ([A-Za-z0-9_-], INGEST §4: a path is not a
-// valid id) that stays the same across runs; it is computed as the sample
-// wiki's ids are, so both load the same page under the same id.
+// pageID is a Meilisearch-safe id ([A-Za-z0-9_-]: a path is not a valid id;
+// docs/backends.md, Meilisearch "Write side") that stays the same across runs;
+// it is computed as the sample wiki's ids are, so both load the same page
+// under the same id.
 func pageID(version, repoPath string) string {
 	sum := sha256.Sum256([]byte(version + "\x00" + repoPath))
 	return hex.EncodeToString(sum[:12])
@@ -55,8 +56,9 @@ func pageKey(version, locale, repoPath string) string {
 	return pageID(version+"\x00"+locale, repoPath)
 }
 
-// pathPrefixes lists every ancestor of p and p itself, so a scope filter
-// needs only IN on whole segments (DESIGN §6).
+// pathPrefixes lists every ancestor of p and p itself, so a scope filter needs
+// only IN on whole segments (docs/backends.md, Meilisearch "Read side: what
+// the gate sends").
 func pathPrefixes(p string) []string {
 	segs := strings.Split(p, "/")
 	out := make([]string, 0, len(segs))

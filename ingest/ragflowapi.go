@@ -7,7 +7,8 @@ import (
 	"strconv"
 )
 
-// The RAGFlow calls a load needs (INGEST §1.1), one function each.
+// The RAGFlow calls a load needs (docs/backends.md, RAGFlow "Write side"), one
+// function each.
 
 // ragDataset is what ingest reads of a dataset.
 type ragDataset struct {
@@ -28,9 +29,10 @@ type ragDocument struct {
 // listPageSize is the largest page RAGFlow allows (page_size > 100 fails).
 const listPageSize = 100
 
-// listDatasets pages through every dataset the key can see. Listing by
-// name would do too, but a miss is an error there (INGEST §3), and one
-// listing answers for every dataset of the catalog.
+// listDatasets pages through every dataset the key can see. Listing by name
+// would do too, but a miss is an error there (docs/backends.md, "RAGFlow wire
+// details", Datasets), and one listing answers for every dataset of the
+// catalog.
 func (c *RAGFlowClient) listDatasets(ctx context.Context) ([]ragDataset, error) {
 	var all []ragDataset
 	for page := 1; ; page++ {
@@ -48,8 +50,9 @@ func (c *RAGFlowClient) listDatasets(ctx context.Context) ([]ragDataset, error) 
 }
 
 // createDataset creates a dataset for Markdown pages: naive chunking, plain
-// text layout, RAPTOR and GraphRAG off, so the stored config says what it
-// does (INGEST §2, ingest/dataset.create.request.ingest.json).
+// text layout, RAPTOR and GraphRAG off, so the stored config says what it does
+// (docs/backends.md, RAGFlow "Write side";
+// ingest/dataset.create.request.ingest.json).
 func (c *RAGFlowClient) createDataset(ctx context.Context, name string) (ragDataset, error) {
 	body := map[string]any{
 		"name":         name,
@@ -108,21 +111,23 @@ func (c *RAGFlowClient) upload(ctx context.Context, datasetID, name, content str
 	return docs[0], nil
 }
 
-// setMeta replaces the document's meta_fields (INGEST §6, §7).
+// setMeta replaces the document's meta_fields (docs/backends.md, RAGFlow
+// "Write side").
 func (c *RAGFlowClient) setMeta(ctx context.Context, datasetID, docID string, meta map[string]string) error {
 	return c.call(ctx, request{method: http.MethodPatch, path: docsPath(datasetID) + "/" + url.PathEscape(docID),
 		json: map[string]any{"meta_fields": meta}}, nil)
 }
 
 // parse queues the documents' parsing through the documented route, which
-// every API generation has (INGEST §8.1).
+// every API generation has (docs/backends.md, RAGFlow "Write side").
 func (c *RAGFlowClient) parse(ctx context.Context, datasetID string, ids []string) error {
 	return c.call(ctx, request{method: http.MethodPost, path: "/api/v1/datasets/" + url.PathEscape(datasetID) + "/chunks",
 		json: map[string]any{"document_ids": ids}}, nil)
 }
 
 // deleteDocuments removes documents; one unknown id fails the whole call
-// (INGEST §10), so callers delete only ids they just listed.
+// (docs/backends.md, RAGFlow "Write side"), so callers delete only ids they
+// just listed.
 func (c *RAGFlowClient) deleteDocuments(ctx context.Context, datasetID string, ids []string) error {
 	return c.call(ctx, request{method: http.MethodDelete, path: docsPath(datasetID), json: map[string]any{"ids": ids}}, nil)
 }

@@ -31,7 +31,8 @@ type RAGFlowClient struct {
 }
 
 // RAGFlowError is an envelope with a non-zero code: RAGFlow answers HTTP 200
-// for the errors of an authenticated call (INGEST §1).
+// for the errors of an authenticated call (docs/backends.md, "RAGFlow wire
+// details", Envelope).
 type RAGFlowError struct {
 	Status  int
 	Code    int
@@ -45,8 +46,8 @@ func (e *RAGFlowError) Error() string {
 	return fmt.Sprintf("ragflow code %d: %s", e.Code, e.Message)
 }
 
-// envelope is {code, message, data} (data may come even with code 500:
-// a partial upload, INGEST §5).
+// envelope is {code, message, data} (data may come even with code 500: a
+// partial upload; docs/backends.md, RAGFlow "Write side").
 type envelope struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`

@@ -270,10 +270,10 @@ func (s *RAGFlowSync) uploadAll(ctx context.Context, put []putPage, fail func(st
 	return out
 }
 
-// uploadPage replaces the page's document: RAGFlow cannot replace a
-// document's content in place (INGEST §11.5), so delete, upload, set the
-// metadata. An upload whose metadata step fails is deleted again, so no
-// document without citation metadata stays retrievable.
+// uploadPage replaces the page's document: RAGFlow cannot replace a document's
+// content in place (docs/backends.md, RAGFlow "Write side"), so delete,
+// upload, set the metadata. An upload whose metadata step fails is deleted
+// again, so no document without citation metadata stays retrievable.
 func (s *RAGFlowSync) uploadPage(ctx context.Context, pp putPage) (string, error) {
 	if pp.old != nil {
 		if err := s.Client.deleteDocuments(ctx, pp.old.datasetID, []string{pp.old.doc.ID}); err != nil {
@@ -291,9 +291,10 @@ func (s *RAGFlowSync) uploadPage(ctx context.Context, pp putPage) (string, error
 	return doc.ID, nil
 }
 
-// DocumentName is the RAGFlow document name of a page: its path flattened
-// ("/" → "__", INGEST §5: a "/" in a name is not reliable), keeping the
-// extension RAGFlow detects the type from, within RAGFlow's 255 bytes.
+// DocumentName is the RAGFlow document name of a page: its path flattened ("/"
+// → "__": a "/" in a name is not reliable; docs/backends.md, RAGFlow "Write
+// side"), keeping the extension RAGFlow detects the type from, within
+// RAGFlow's 255 bytes.
 func DocumentName(p Page) string {
 	name := strings.ReplaceAll(p.Path, "/", "__")
 	if p.Locale != "" {
@@ -310,9 +311,10 @@ func DocumentName(p Page) string {
 	return name[:cut] + "~" + p.ID[:16] + ext
 }
 
-// Meta is the page's meta_fields: the citation metadata the gate reads
-// back from every retrieved chunk (DESIGN §6), all strings so each key keeps
-// one type tenant-wide (INGEST §7.2), and the hash a re-run compares.
+// Meta is the page's meta_fields: the citation metadata the gate reads back
+// from every retrieved chunk, all strings so each key keeps one type
+// tenant-wide, and the hash a re-run compares (docs/backends.md, RAGFlow
+// "Write side").
 func (p *Page) Meta() map[string]string {
 	meta := map[string]string{
 		"path": p.Path, "url": p.URL, "title": p.Title, "project": p.Project,

@@ -10,8 +10,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 )
 
-// TestProtocolAcceptance is the protocol's acceptance table (§10), row by
-// row, through a real Caddy with the development backends.
+// TestProtocolAcceptance runs the protocol specification's acceptance table
+// row by row (each row's rule is in docs/protocol.md), through a real Caddy
+// with the development backends.
 func TestProtocolAcceptance(t *testing.T) {
 	g := startGate(t, gateOptions{extraOptions: "sessions {\n ttl 1s\n}"})
 	coding := bearer(agentToken(t, "kunora-coding-agent"))

@@ -85,7 +85,8 @@ http://:%d {
 
 // `wikigate validate` beside a running gate: the gate holds the bbolt
 // lock; validation neither waits on it nor fails, creates no database for
-// a new path, and connects to neither PostgreSQL nor Redis (issue 11 §5).
+// a new path, and connects to neither PostgreSQL nor Redis
+// (docs/operators.md, "The `wikigate` directive").
 func TestValidateOpensNoStore(t *testing.T) {
 	held := filepath.Join(t.TempDir(), "feedback.db")
 	running, err := feedback.Open(held, feedback.Options{}) // the running gate's lock

@@ -9,9 +9,10 @@ import (
 )
 
 // The shipped Caddyfile gives the gate a search-only Meilisearch key and
-// signs a tenant token per search with it (issue 11 §6): the development
-// Meilisearch's request log shows every search arriving with a tenant
-// token, none with the master key or the plain search key.
+// signs a tenant token per search with it (docs/backends.md, Meilisearch
+// "Read side: what the gate sends"): the development Meilisearch's request
+// log shows every search arriving with a tenant token, none with the master
+// key or the plain search key.
 func TestShippedCaddyfileSearchesWithTenantTokensNotTheMasterKey(t *testing.T) {
 	s := startShipped(t)
 	req, _ := http.NewRequest(http.MethodPost, "http://"+s.gate+"/agent/tools/search", strings.NewReader(`{"question":"agent memory"}`))

@@ -11,7 +11,7 @@ import (
 
 // toolHandler runs one tools/call through the gate. A denial or backend
 // failure is a tool result with isError, not a JSON-RPC error, so the model
-// sees the protocol code and can change its call (issue 14 §5).
+// sees the protocol code and can change its call (docs/agents.md, "MCP").
 func (h *Handler) toolHandler(name string) mcpsdk.ToolHandler {
 	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 		ex := h.exchanges.of(req)

@@ -1,5 +1,5 @@
-// Package mcp is the gate's Model Context Protocol front door (DESIGN §11,
-// issue 14): the same six agent tools as /agent/tools/*, reached over MCP's
+// Package mcp is the gate's Model Context Protocol front door (docs/agents.md,
+// "MCP"): the same six agent tools as /agent/tools/*, reached over MCP's
 // Streamable HTTP transport, with nothing weaker than the HTTP routes.
 //
 // The package speaks three protocol revisions through the official Go SDK

@@ -2,8 +2,9 @@ package mcp
 
 import "github.com/wikigate/wikigate/identity"
 
-// Session events the gate audits (issue 14 §8): tool calls are audited by
-// Gate.Call itself, but opening a session and refusing one happen here.
+// Session events the gate audits (docs/security.md, "Audit"): tool calls are
+// audited by Gate.Call itself, but opening a session and refusing one happen
+// here.
 const (
 	EventSessionOpened  = "mcp_session_opened"
 	EventSessionRefused = "mcp_session_refused"

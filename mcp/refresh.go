@@ -8,13 +8,13 @@ import (
 	"github.com/wikigate/wikigate/protocol"
 )
 
-// Refresh re-checks every open session after the gate changed underneath
-// it (policy reload, API key file reload): a session whose credential
-// would now be refused is closed (issue 14 §3), and one whose tools changed
-// is sent notifications/tools/list_changed (§4). Stateless (2026-07-28)
-// clients are told through their subscriptions/listen streams; the SDK
-// keeps no per-caller record of those, so they all hear it and re-list.
-// It returns how many sessions were notified and closed.
+// Refresh re-checks every open session after the gate changed underneath it
+// (policy reload, API key file reload): a session whose credential would now
+// be refused is closed, and one whose tools changed is sent
+// notifications/tools/list_changed (docs/agents.md, "MCP"). Stateless
+// (2026-07-28) clients are told through their subscriptions/listen streams;
+// the SDK keeps no per-caller record of those, so they all hear it and
+// re-list. It returns how many sessions were notified and closed.
 func (h *Handler) Refresh(ctx context.Context) (notified, closed int) {
 	for _, s := range h.sessions.all() {
 		switch h.refreshSession(ctx, s) {

@@ -11,11 +11,12 @@ import (
 	"github.com/wikigate/wikigate/protocol"
 )
 
-// Wiki pages are MCP resources too (issue 14 §6): wiki://{version}/{path}
-// names a page of one version, e.g. wiki://main/publish/kgent/index.md.
-// resources/read reads it through the gate as get_page does (the same tool
-// gate, decision, per-page check, backend and audit record, tool get_page),
-// so a resource is never more readable than the page.
+// Wiki pages are MCP resources too (docs/agents.md, "MCP"):
+// wiki://{version}/{path} names a page of one version, e.g.
+// wiki://main/publish/kgent/index.md. resources/read reads it through the gate
+// as get_page does (the same tool gate, decision, per-page check, backend and
+// audit record, tool get_page), so a resource is never more readable than the
+// page.
 //
 // resources/list stays empty: a caller's readable pages are a filter over
 // the whole index, not a list the gate keeps, and paging it per caller

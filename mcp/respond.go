@@ -22,7 +22,8 @@ type rpcErrorBody struct {
 	Data    *errorData `json:"data,omitempty"`
 }
 
-// errorData is the protocol error (DESIGN §3) inside a JSON-RPC error.
+// errorData is the protocol error (docs/protocol.md, "Errors") inside a
+// JSON-RPC error.
 type errorData struct {
 	Code string `json:"code"`
 }

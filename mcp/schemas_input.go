@@ -1,12 +1,12 @@
 package mcp
 
-// Input schemas mirror the HTTP request bodies (protocol §4, DESIGN §3):
-// the same names, types and limits, so a model that fills them in gets the
-// same answer as a client of /agent/tools/*. The gate still validates every
-// call strictly; these schemas are what a model reads to build the call.
-// Fields the HTTP body accepts but that mean nothing to a tool (page, or
-// requireCitations outside ask) are left out rather than documented as
-// no-ops; additionalProperties false keeps models from inventing fields.
+// Input schemas mirror the HTTP request bodies (docs/protocol.md, "The
+// standard request"): the same names, types and limits, so a model that fills
+// them in gets the same answer as a client of /agent/tools/*. The gate still
+// validates every call strictly; these schemas are what a model reads to build
+// the call. Fields the HTTP body accepts but that mean nothing to a tool
+// (page, or requireCitations outside ask) are left out rather than documented
+// as no-ops; additionalProperties false keeps models from inventing fields.
 
 const schemaQuestionRequired = `"question": {"type": "string", "minLength": 1, "maxLength": 2000,
 	"description": "The question or task in natural language (at most 2000 characters)."}`

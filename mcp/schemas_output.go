@@ -6,7 +6,7 @@ import (
 )
 
 // Output schemas describe structuredContent: the exact body the HTTP route
-// returns (protocol §5, DESIGN §3), so a client that already parses the
+// returns (docs/protocol.md, "Results"), so a client that already parses the
 // HTTP responses parses these too. They list what is always present as
 // required and allow nothing else, which also lets a client check that the
 // gate did not leak a field it should not have.

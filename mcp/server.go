@@ -9,14 +9,14 @@ import (
 	"github.com/wikigate/wikigate/protocol"
 )
 
-// Revisions are the protocol revisions the endpoint speaks (issue 14 §1).
-// Older clients are answered with the newest session revision they can
+// Revisions are the protocol revisions the endpoint speaks (docs/agents.md,
+// "MCP"). Older clients are answered with the newest session revision they can
 // negotiate, as the lifecycle spec requires. 2025-03-26, the first revision
 // with Streamable HTTP, is kept for clients that still name it in
 // Mcp-Protocol-Version on a session (the official conformance suite's SSE
 // scenarios do, whatever the session negotiated; the SDK would answer them
-// 400). It weakens nothing: every message is still checked and
-// authenticated by the front, and batches stay refused on every revision.
+// 400). It weakens nothing: every message is still checked and authenticated
+// by the front, and batches stay refused on every revision.
 var Revisions = []string{revisionStateless, "2025-11-25", "2025-06-18", "2025-03-26"}
 
 // Version is reported as the server's version.

@@ -13,10 +13,10 @@ import (
 )
 
 // session is one MCP session of the 2025-* revisions, bound to the identity
-// and the credential that initialized it (issue 14 §3). The SDK owns the
-// protocol state; this is the gate's view: who owns it, its own Server (so
-// a tools/list_changed notification reaches this session only), and when
-// it must die.
+// and the credential that initialized it (docs/agents.md, "MCP"). The SDK owns
+// the protocol state; this is the gate's view: who owns it, its own Server (so
+// a tools/list_changed notification reaches this session only), and when it
+// must die.
 type session struct {
 	id     string
 	owner  string // identityKey of the initializing caller

@@ -55,10 +55,10 @@ var toolDefs = []toolDef{
 	},
 }
 
-// tool builds the SDK's definition. Read tools are read-only. Write tools
-// are idempotent only when the call carries an idempotencyKey, which a
-// per-tool annotation cannot say: they are marked idempotent and their
-// description tells the model to send the key (issue 14 §4); they never
+// tool builds the SDK's definition. Read tools are read-only. Write tools are
+// idempotent only when the call carries an idempotencyKey, which a per-tool
+// annotation cannot say: they are marked idempotent and their description
+// tells the model to send the key (docs/agents.md, "The tools"); they never
 // destroy anything (a repeat merges into the same record).
 func (d toolDef) tool() *mcpsdk.Tool {
 	ann := &mcpsdk.ToolAnnotations{Title: d.title, ReadOnlyHint: d.readOnly, IdempotentHint: true, OpenWorldHint: ptr(false)}

@@ -10,9 +10,9 @@ import (
 	"github.com/wikigate/wikigate/ragflow"
 )
 
-// RAGFlow's "nothing found" texts (CONTRACT §4.8): the default
-// empty_response of chat assistants, and what its default prompt tells the
-// LLM to say when the knowledge is empty.
+// RAGFlow's "nothing found" texts (docs/backends.md, "RAGFlow wire details",
+// Nothing found): the default empty_response of chat assistants, and what its
+// default prompt tells the LLM to say when the knowledge is empty.
 const (
 	RAGFlowEmptyResponse = "Sorry! No relevant content was found in the knowledge base!"
 	RAGFlowNotInDataset  = "The answer you are looking for is not found in the dataset!"
@@ -36,11 +36,11 @@ const (
 
 // AnswerOptions tunes Answer.
 type AnswerOptions struct {
-	// RequireCitations: every sentence shown must carry a citation the
-	// model wrote and the gate verified. Without it the model need not
-	// write markers: the gate cites a sentence with the in-scope chunk that
-	// supports it best. Either way no uncited sentence is ever shown and an
-	// answer always has citations (protocol §8).
+	// RequireCitations: every sentence shown must carry a citation the model
+	// wrote and the gate verified. Without it the model need not write
+	// markers: the gate cites a sentence with the in-scope chunk that supports
+	// it best. Either way no uncited sentence is ever shown and an answer
+	// always has citations (docs/protocol.md, "AnswerResult").
 	RequireCitations bool
 	// EmptyResponses are extra texts meaning "nothing found", e.g. a
 	// configured empty_response; RAGFlow's two defaults always count.
@@ -55,13 +55,13 @@ type AnswerOptions struct {
 	// must be supported, or there is no answer; DefaultMinSupported when
 	// <= 0.
 	MinSupported float64
-	// DedupeKey is the precomputed §8.1 key (dedupe.Key) of the no-answer
-	// actions.
+	// DedupeKey is the precomputed dedupe key (dedupe.Key; docs/protocol.md,
+	// "The dedupe key") of the no-answer actions.
 	DedupeKey string
 	// NoAnswerKey, when DedupeKey is empty, computes that key: only a
 	// no-answer shows it, so an answered call does not pay for it.
 	NoAnswerKey func() string
-	// AnswerKey computes the §8.1 key of an answered result's
+	// AnswerKey computes the dedupe key of an answered result's
 	// create_feedback action over the cited paths (event qa_answer); nil
 	// offers no action with an answer.
 	AnswerKey func(citationPaths []string) string
@@ -80,16 +80,16 @@ type AnswerStats struct {
 	NoAnswer  bool
 }
 
-// Answer builds the AnswerResult (without Audit) of a generated text and
-// the chunks that were numbered in its prompt (marker [ID:n] ↔ chunks[n],
-// see ragflow.BuildPrompt). Chunks outside eff are never cited, whatever the
-// text says. Each sentence is checked against the chunks it cites (see
-// verifier); unsupported sentences are dropped and the markers of the rest
-// become [1], [2]... in the order of the returned citations. It answers "no
-// answer" (protocol §8) when no chunk is in scope, when the text is an
-// empty-response text, when no sentence is supported, or when the
-// supported share is under MinSupported. Slices in the result are never
-// nil.
+// Answer builds the AnswerResult (without Audit) of a generated text and the
+// chunks that were numbered in its prompt (marker [ID:n] ↔ chunks[n], see
+// ragflow.BuildPrompt). Chunks outside eff are never cited, whatever the text
+// says. Each sentence is checked against the chunks it cites (see verifier);
+// unsupported sentences are dropped and the markers of the rest become [1],
+// [2]... in the order of the returned citations. It answers "no answer"
+// (docs/protocol.md, "AnswerResult", No answer) when no chunk is in scope,
+// when the text is an empty-response text, when no sentence is supported, or
+// when the supported share is under MinSupported. Slices in the result are
+// never nil.
 func Answer(text string, chunks []ragflow.Chunk, eff protocol.Scope, o AnswerOptions) (protocol.AnswerResult, AnswerStats) {
 	o = o.withDefaults()
 	inScope, stats := make([]bool, len(chunks)), AnswerStats{}
@@ -218,10 +218,11 @@ func NoAnswerReasonOf(reason string) *protocol.NoAnswerReason {
 	return &protocol.NoAnswerReason{Code: protocol.CodeNoAnswer, Reason: reason, Message: noAnswerMessages[reason]}
 }
 
-// noAnswer is the honest "no answer" of protocol §8: empty answer, low
-// confidence, a reason, no citations, and the feedback actions carrying the
-// dedupe key, enabled when the caller may use those tools. Pages that were
-// retrieved in scope are still listed as related pages.
+// noAnswer is the honest "no answer" (docs/protocol.md, "AnswerResult", No
+// answer): empty answer, low confidence, a reason, no citations, and the
+// feedback actions carrying the dedupe key, enabled when the caller may use
+// those tools. Pages that were retrieved in scope are still listed as related
+// pages.
 func noAnswer(reason string, chunks []ragflow.Chunk, inScope []bool, o AnswerOptions) protocol.AnswerResult {
 	related := []protocol.RelatedPage{}
 	if chunks != nil {

@@ -11,9 +11,10 @@ import (
 	"github.com/wikigate/wikigate/ragflow"
 )
 
-// ragCitation builds a citation from a chunk alone, as the corpus
-// convention allows (DESIGN §6): everything comes from its document
-// metadata, the anchor from its first heading.
+// ragCitation builds a citation from a chunk alone, as the data contract
+// allows (docs/backends.md, RAGFlow "Write side": every document carries its
+// citation metadata): everything comes from its document metadata, the anchor
+// from its first heading.
 func ragCitation(c *ragflow.Chunk) protocol.Citation {
 	return protocol.Citation{
 		Path:          c.MetaString("path"),

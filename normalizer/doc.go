@@ -1,6 +1,7 @@
 // Package normalizer reshapes backend JSON into the protocol's shapes
-// (DESIGN §7): Meilisearch hits into search hits and get_page pages,
-// RAGFlow chunks and completions into AnswerResult and citations.
+// (docs/architecture.md, "Packages"): Meilisearch hits into search hits and
+// get_page pages, RAGFlow chunks and completions into AnswerResult and
+// citations.
 //
 // It is also the response-side check. Whatever a backend returns, anything
 // whose project, version, status, path or dataset lies outside the decided

@@ -7,13 +7,13 @@ import (
 	"unicode/utf8"
 )
 
-// Support scoring (DESIGN §7, README "Grounding"): how much of what a
-// sentence says can be found in the chunk it cites, without a model. A
-// sentence becomes weighted tokens; its score against a chunk is the
-// weight found in the chunk over the total weight, from 0 to 1. The weights
-// favour what a wrong citation gets wrong: numbers and code identifiers
-// count 3, names 2, other words 1, and a quoted span ("...", “...”,
-// `...`) counts 3 and is found only verbatim.
+// Support scoring (README, "Answers: citations and grounding"): how much of
+// what a sentence says can be found in the chunk it cites, without a model. A
+// sentence becomes weighted tokens; its score against a chunk is the weight
+// found in the chunk over the total weight, from 0 to 1. The weights favour
+// what a wrong citation gets wrong: numbers and code identifiers count 3,
+// names 2, other words 1, and a quoted span ("...", “...”, `...`) counts 3 and
+// is found only verbatim.
 const (
 	weightWord   = 1
 	weightName   = 2

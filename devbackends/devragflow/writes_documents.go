@@ -278,8 +278,9 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, rec *LoggedReques
 	}
 }
 
-// handleDeleteDocuments is DELETE /api/v1/datasets/{id}/documents (INGEST
-// §10): all ids are checked first; one unknown id deletes nothing.
+// handleDeleteDocuments is DELETE /api/v1/datasets/{id}/documents
+// (docs/backends.md, RAGFlow "Write side"): all ids are checked first; one
+// unknown id deletes nothing.
 func (s *Server) handleDeleteDocuments(w http.ResponseWriter, r *http.Request, rec *LoggedRequest) {
 	id := r.PathValue("dataset_id")
 	rec.DatasetIDs = []string{id}
