@@ -107,7 +107,7 @@ func TestPeopleMeiliFacetSearch(t *testing.T) {
 	before := g.backendRequests(g.meiliURL, meiliKey)
 	meiliError(t, g.post(facetSearch, nil, `{"facetQuery":"a"}`), 400, "missing_facet_search_facet_name")
 	meiliError(t, g.post(facetSearch, nil, `{"facetName":"path"}`), 400, "invalid_facet_search_facet_name")
-	meiliError(t, g.post(facetSearch, nil, `{"facetName":"status","sort":["title:asc"]}`), 400, "bad_request")
+	meiliError(t, g.post(facetSearch, nil, `{"facetName":"status","sort":["title:asc"]}`), 400, "invalid_search_sort")
 	meiliError(t, g.post("/answer/meilisearch/indexes/secret_pages/facet-search", nil, `{"facetName":"status"}`), 404, "index_not_found")
 	if after := g.backendRequests(g.meiliURL, meiliKey); after != before+1 { // +1: the log read itself
 		t.Fatalf("refused facet searches reached Meilisearch (%d new requests)", after-before-1)

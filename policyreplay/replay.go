@@ -165,6 +165,12 @@ func (r *Report) replayOne(ctx context.Context, ev *Recorded, cand, base *polici
 		before = evaluate(ctx, base, ev.Path, in)
 	}
 	after := evaluate(ctx, cand, ev.Path, in)
+	if ev.Path == policies.PathToolDecision {
+		// The tool gate decides the tool alone; its allow carries no
+		// scope (the decision log writes {"allow": true}), so only the
+		// outcome can flip. Older logs recorded a scope there too.
+		before.grants, after.grants = nil, nil
+	}
 	kind, added, removed := flipKind(before, after)
 	if kind != "" {
 		r.Flips = append(r.Flips, Flip{Kind: kind, Caller: in.Caller.Type + ":" + in.Caller.ID, Tool: in.Tool,
