@@ -242,11 +242,11 @@ func (r *renderer) inlineNode(b *inlineText, n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Text:
 		b.source(string(n.Value(r.src)))
-		switch {
-		case n.HardLineBreak():
-			b.final("\n")
-		case n.SoftLineBreak():
-			b.source("\n") // the author's line breaks stay: chunkers and readers see the source's lines
+		if n.HardLineBreak() || n.SoftLineBreak() {
+			// The author's line breaks stay: chunkers and readers see the
+			// source's lines. They stay inside the raw run, so "<A\\" and
+			// "0>" either side of a hard break are stripped as one tag.
+			b.source("\n")
 		}
 	case *ast.String:
 		b.source(string(n.Value))
