@@ -183,8 +183,9 @@ func closingRun(s string, i, n int) int {
 var markupRe = regexp.MustCompile(`</?[A-Za-z][\w.:-]*(\s[^<>\x00]*)?/?>`)
 
 // escapedAngle says the input wrote a "<" or ">" as text ("<A\\>" is the
-// text "<A>"), which the output may then show.
-var escapedAngle = regexp.MustCompile(`&lt;|&#0*60;|&#[xX]0*3[cC];|\\<|&LT;|&gt;|&#0*62;|&#[xX]0*3[eE];|\\>|&GT;`)
+// text "<A>"), or escaped punctuation, which a page shows as text: "<A\\.0>"
+// is no tag (a backslash cannot be in one), and its text is "<A.0>".
+var escapedAngle = regexp.MustCompile("&lt;|&#0*60;|&#[xX]0*3[cC];|&LT;|&gt;|&#0*62;|&#[xX]0*3[eE];|&GT;|\\\\[!-/:-@\\[-`{-~]")
 
 func FuzzExtract(f *testing.F) {
 	for _, s := range []string{"# T\n\n<Card title=\"x\">b</Card>", "<script>\nx\n</script>\n",
