@@ -14,7 +14,10 @@ import (
 // row by row (each row's rule is in docs/protocol.md), through a real Caddy
 // with the development backends.
 func TestProtocolAcceptance(t *testing.T) {
-	g := startGate(t, gateOptions{extraOptions: "sessions {\n ttl 1s\n}"})
+	// A 3 s session ttl: long enough for a multi-turn session's turns on a
+	// loaded machine (1 s expired mid-session under a parallel CI run),
+	// short enough to wait out for session_expired.
+	g := startGate(t, gateOptions{extraOptions: "sessions {\n ttl 3s\n}"})
 	coding := bearer(agentToken(t, "kunora-coding-agent"))
 
 	t.Run("human asks on a page: answer, citations, confidence", func(t *testing.T) {
@@ -71,7 +74,7 @@ func TestProtocolAcceptance(t *testing.T) {
 	})
 	t.Run("expired session: session_expired", func(t *testing.T) {
 		id, token := createSession(t, g, coding)
-		time.Sleep(1100 * time.Millisecond) // the test config's session ttl is 1s
+		time.Sleep(3100 * time.Millisecond) // the test config's session ttl is 3s
 		r := g.post("/answer/sessions/"+id+"/turns", withSession(coding, token), `{"question":"agent memory"}`)
 		if r.Status != 410 || r.errorCode(t) != "session_expired" {
 			t.Fatalf("%d %s", r.Status, r.Body)
@@ -80,7 +83,7 @@ func TestProtocolAcceptance(t *testing.T) {
 	t.Run("RAGFlow unreachable: an error, no invented answer", func(t *testing.T) {
 		// Loaded over the gate above (one Caddy per process): the same
 		// session settings, since a reload may not resize the live store.
-		down := startGate(t, gateOptions{ragflowURL: fmt.Sprintf("http://127.0.0.1:%d", freePort(t)), extraOptions: "sessions {\n ttl 1s\n}"})
+		down := startGate(t, gateOptions{ragflowURL: fmt.Sprintf("http://127.0.0.1:%d", freePort(t)), extraOptions: "sessions {\n ttl 3s\n}"})
 		r := down.post("/answer/ask", nil, `{"question":"How do I configure agent memory?"}`)
 		if r.Status != 503 || r.errorCode(t) != "ragflow_unavailable" || strings.Contains(string(r.Body), `"answer":`) {
 			t.Fatalf("%d %s", r.Status, r.Body)
