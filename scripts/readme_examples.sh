@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 listen=${WIKIGATE_LISTEN:-${WIKIGATE_LISTEN_HOST:-127.0.0.1}:${WIKIGATE_LISTEN_PORT:-8080}}
 export WIKIGATE_LISTEN=$listen # the blocks' GATE=http://${WIKIGATE_LISTEN:-…} follows it
-script=$(awk '/^## Try it/{on=1} /^## Routes/{on=0} on' README.md |
+script=$(awk '/^## /{on=($0 == "## Try it")} on' README.md |
 	awk '/^```sh$/{inb=1; next} /^```$/{inb=0; next} inb' |
 	sed "s#http://127\.0\.0\.1:8080#http://$listen#g")
 bash -c 'curl() { command curl --max-time 30 "$@"; }; set -ex; '"$script" 2>&1
