@@ -17,44 +17,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-export WIKIGATE_LISTEN=${WIKIGATE_LISTEN:-127.0.0.1:18690}
-export WIKIGATE_MEILI_DEV=${WIKIGATE_MEILI_DEV:-127.0.0.1:18691}
-export WIKIGATE_RAGFLOW_DEV=${WIKIGATE_RAGFLOW_DEV:-127.0.0.1:18692}
-for addr in "$WIKIGATE_LISTEN" "$WIKIGATE_MEILI_DEV" "$WIKIGATE_RAGFLOW_DEV"; do
-	if (exec 3<>"/dev/tcp/${addr%:*}/${addr##*:}") 2>/dev/null; then
-		echo "$addr is in use; stop what listens there or set WIKIGATE_LISTEN/_MEILI_DEV/_RAGFLOW_DEV" >&2
-		exit 1
-	fi
-done
-section=$(awk '/^## /{on=($0 == "## Loading your wiki")} on' README.md)
+. scripts/readme_lib.sh
+readme_ports 18690
+page=docs/ingest.md
+section=$(readme_section $page "Loading your wiki")
 start='WIKIGATE_DEV_CORPUS=empty ./wikigate run --config Caddyfile'
-grep -qxF "$start" <<<"$section" || { echo "FAIL: README 'Loading your wiki' no longer starts the gate with: $start" >&2; exit 1; }
+grep -qxF "$start" <<<"$section" || { echo "FAIL: $page 'Loading your wiki' no longer starts the gate with: $start" >&2; exit 1; }
 
-work=$(mktemp -d)
-export WIKIGATE_DATA_DIR="$work/data"
+readme_scratch
 export WIKIGATE_ADMIN="unix/$work/admin.sock|0600"
-bin=${WIKIGATE_BIN:-}
-if [ -z "$bin" ]; then
-	go build -o "$work/wikigate" ./cmd/wikigate
-	bin="$work/wikigate"
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+readme_bin
 WIKIGATE_DEV_CORPUS=empty "$bin" run --config Caddyfile >"$work/server.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do
-	curl -fsS --max-time 2 "http://$WIKIGATE_LISTEN/healthz" >/dev/null 2>&1 && break
-	kill -0 $pid 2>/dev/null || { cat "$work/server.log"; echo "server exited" >&2; exit 1; }
-	sleep 0.1
-done
+readme_wait_healthz "$WIKIGATE_LISTEN" $pid "$work/server.log"
 
-fail=0
-has() { # has NAME TEXT PATTERN: PATTERN (fixed string) must be in TEXT
-	if grep -qF -- "$3" <<<"$2"; then echo "ok   $1"; else echo "FAIL $1: no '$3' in: ${2:0:600}" >&2; fail=1; fi
-}
-lacks() { # lacks NAME TEXT PATTERN: PATTERN must not be in TEXT
-	if grep -qF -- "$3" <<<"$2"; then echo "FAIL $1: '$3' in: ${2:0:600}" >&2; fail=1; else echo "ok   $1"; fi
-}
 gate() { # gate PATH BODY: an agent's call, status and body
 	curl -sS --max-time 30 -w ' HTTP %{http_code}' "http://$WIKIGATE_LISTEN$1" -H "Authorization: Bearer $TOKEN" -d "$2"
 }
@@ -74,17 +51,15 @@ for _ in $(seq 1 20); do # the audit record may be written just after the reply
 done
 has "empty: the audit record names the missing index" "$(cat "$work/server.log")" 'Index `wiki_pages` not found.'
 
-mkdir "$work/root"
-for f in samplewiki rego Caddyfile README.md scripts; do ln -s "$repo/$f" "$work/root/$f"; done
-ln -s "$bin" "$work/root/wikigate"
-block=$(awk '/^```sh$/{inb=1; next} /^```$/{inb=0; next} inb' <<<"$section")
+readme_root samplewiki rego Caddyfile README.md docs scripts
+block=$(readme_sh_blocks <<<"$section")
 # rm keeps a copy of the catalog the block wrote before its clean-up removes it.
 wrap='curl() { command curl --max-time 30 "$@"; }
 rm() { [ ! -f my-catalog.json ] || cp my-catalog.json ../catalog.json; command rm "$@"; }
 set -ex'
 out=$(cd "$work/root" && bash -c "$wrap"$'\n'"$block" 2>&1) || {
 	echo "$out"
-	echo "FAIL: the README block did not run" >&2
+	echo "FAIL: the block of $page did not run" >&2
 	exit 1
 }
 echo "$out"
@@ -139,7 +114,7 @@ fi
 TOKEN=$("$bin" token --agent kunora-coding-agent 2>/dev/null)
 lacks "after loading the repo's tree again the edit is gone" "$(gate /agent/tools/search '{"question":"zeppelin budget"}')" zeppelin
 
-# The README's Try it examples, against what was loaded (readme_examples.sh
+# The README's Try it and docs/agents.md's examples, against what was loaded (readme_examples.sh
 # reads WIKIGATE_LISTEN; ./wikigate is the binary under test).
 examples=$(cd "$work/root" && bash scripts/readme_examples.sh) || {
 	echo "$examples"
