@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/wikigate/wikigate/safeurl"
 )
 
 // GitHub REST defaults.
@@ -89,7 +91,23 @@ type issueReply struct {
 }
 
 func (r issueReply) ref() IssueRef {
-	return IssueRef{Number: r.Number, URL: r.HTMLURL, State: r.State}
+	return IssueRef{Number: r.Number, URL: issuePageURL(r.HTMLURL), State: r.State}
+}
+
+// issuePageURL keeps GitHub's html_url only when it is an absolute http(s)
+// address that safeurl allows: the URL reaches callers in feedback replies
+// and the widget links it, so a compromised or misconfigured API endpoint
+// (the sink's api option may name any host) must not plant a javascript:
+// or data: link there, the rule every backend-supplied URL follows
+// (docs/docs-sites.md, Safe URLs).
+func issuePageURL(s string) string {
+	if !safeurl.Allowed(s) {
+		return ""
+	}
+	if u, err := url.Parse(s); err != nil || !u.IsAbs() || u.Host == "" {
+		return "" // a relative path would resolve against the docs site
+	}
+	return s
 }
 
 // Sync implements Sink: create the issue for a new record; otherwise look
@@ -105,8 +123,8 @@ func (g *GitHubSink) Sync(ctx context.Context, rec Record, occurrence Caller) (I
 	}
 	ref := *rec.Issue
 	ref.State = cur.State
-	if cur.HTMLURL != "" {
-		ref.URL = cur.HTMLURL
+	if u := issuePageURL(cur.HTMLURL); u != "" {
+		ref.URL = u
 	}
 	if cur.State == StatusClosed {
 		return ref, nil
