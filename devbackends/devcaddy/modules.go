@@ -39,7 +39,8 @@ type DevMeilisearch struct {
 	// sample wiki in the index wiki_pages) or "empty" (no index, as a fresh
 	// Meilisearch: `wikigate ingest` creates it).
 	Corpus string `json:"corpus,omitempty"`
-	srv    *devmeili.Server
+	srv    http.Handler
+	key    string // in servers
 }
 
 // CaddyModule returns the Caddy module information.
@@ -58,13 +59,18 @@ func (m *DevMeilisearch) Provision(caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("wikigate_dev_meilisearch: %w", err)
 	}
-	srv, err := devmeili.New(devmeili.Config{MasterKey: key, Empty: empty})
+	m.srv, m.key, err = sharedServer("meilisearch", key, empty, func() (http.Handler, error) {
+		return devmeili.New(devmeili.Config{MasterKey: key, Empty: empty})
+	})
 	if err != nil {
 		return fmt.Errorf("wikigate_dev_meilisearch: %w", err)
 	}
-	m.srv = srv
 	return nil
 }
+
+// Cleanup releases the server; the next configuration keeps it when it
+// names the same one (see servers).
+func (m *DevMeilisearch) Cleanup() error { return release(m.key) }
 
 // ServeHTTP answers as Meilisearch would.
 func (m *DevMeilisearch) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
@@ -87,7 +93,8 @@ type DevRAGFlow struct {
 	// fresh RAGFlow: `wikigate ingest` creates them, and a dataset named as
 	// one of the sample's gets its id, so rego/data.json's catalog holds).
 	Corpus string `json:"corpus,omitempty"`
-	srv    *devragflow.Server
+	srv    http.Handler
+	key    string // in servers
 }
 
 // CaddyModule returns the Caddy module information.
@@ -106,13 +113,18 @@ func (m *DevRAGFlow) Provision(caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("wikigate_dev_ragflow: %w", err)
 	}
-	srv, err := devragflow.New(devragflow.Config{APIKey: key, Empty: empty})
+	m.srv, m.key, err = sharedServer("ragflow", key, empty, func() (http.Handler, error) {
+		return devragflow.New(devragflow.Config{APIKey: key, Empty: empty})
+	})
 	if err != nil {
 		return fmt.Errorf("wikigate_dev_ragflow: %w", err)
 	}
-	m.srv = srv
 	return nil
 }
+
+// Cleanup releases the server; the next configuration keeps it when it
+// names the same one (see servers).
+func (m *DevRAGFlow) Cleanup() error { return release(m.key) }
 
 // ServeHTTP answers as RAGFlow would.
 func (m *DevRAGFlow) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
@@ -190,6 +202,8 @@ func optionNames(opts map[string]*string) string {
 // Interface guards
 var (
 	_ caddy.Provisioner           = (*DevMeilisearch)(nil)
+	_ caddy.CleanerUpper          = (*DevMeilisearch)(nil)
+	_ caddy.CleanerUpper          = (*DevRAGFlow)(nil)
 	_ caddyhttp.MiddlewareHandler = (*DevMeilisearch)(nil)
 	_ caddyfile.Unmarshaler       = (*DevMeilisearch)(nil)
 	_ caddy.Provisioner           = (*DevRAGFlow)(nil)
