@@ -3,6 +3,7 @@ package feedback
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -24,7 +25,7 @@ func (g *GitHubSink) FindIssue(ctx context.Context, rec Record) (IssueRef, bool,
 		issueReply
 		Body string `json:"body"`
 	}
-	path := "/repos/" + g.repo + "/issues?state=all&sort=created&direction=desc&per_page=100"
+	path := "/repos/" + g.repo + "/issues?state=all&sort=created&direction=desc&per_page=" + strconv.Itoa(findPageSize)
 	if err := g.call(ctx, http.MethodGet, path, nil, http.StatusOK, &issues); err != nil {
 		return IssueRef{}, false, err
 	}

@@ -11,11 +11,6 @@ import (
 	"github.com/wikigate/wikigate/samplewiki"
 )
 
-// metaKeys are the citation metadata fields every document carries
-// (docs/backends.md, RAGFlow write side): a citation can be built from a
-// chunk's document_metadata.
-var metaKeys = []string{"path", "url", "title", "project", "version", "status"}
-
 // dataset is a catalog dataset with the documents the corpus puts in it.
 type dataset struct {
 	samplewiki.Dataset

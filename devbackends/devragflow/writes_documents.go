@@ -87,6 +87,7 @@ func checkFileNames(files []*multipart.FileHeader) map[string]any {
 func (s *Server) storeUpload(ds *dataset, fh *multipart.FileHeader) (*document, error) {
 	ext := strings.ToLower(strings.TrimPrefix(path.Ext(fh.Filename), "."))
 	if !uploadTypes[ext] {
+		//lint:ignore ST1005 RAGFlow's own message, which clients see in the reply
 		return nil, errors.New("This type of file has not been supported yet!")
 	}
 	f, err := fh.Open()

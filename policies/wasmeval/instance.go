@@ -254,7 +254,7 @@ func oneValue(v []byte) bool {
 		return false
 	}
 	if v[0] != '{' && v[0] != '[' {
-		return bytes.IndexAny(v, "{}[],") < 0 || (v[0] == '"' && closesAt(v) == len(v)-1)
+		return !bytes.ContainsAny(v, "{}[],") || (v[0] == '"' && closesAt(v) == len(v)-1)
 	}
 	return closesAt(v) == len(v)-1
 }
