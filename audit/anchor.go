@@ -11,8 +11,8 @@ import (
 // recomputed after an edit. Those are caught only against a head kept
 // where an attacker with the file cannot rewrite it: the gate publishes
 // its stream's head (stream, seq, hash) at an interval and at shutdown
-// (the process log, a metric, optionally a remote endpoint; README,
-// Tamper-evident audit), and VerifyAnchored checks a file against the
+// (the process log, a metric, optionally a remote endpoint; docs/security.md,
+// Audit), and VerifyAnchored checks a file against the
 // heads so published.
 
 // Head returns the chain's last record: its stream, seq and hash (zero

@@ -53,12 +53,12 @@ type Record struct {
 	// removed because it was not http(s) or a relative path (safeurl).
 	UnsafeURLsDropped int
 
-	// Tokens is what the call's generation cost (README, Token accounting
+	// Tokens is what the call's generation cost (docs/operators.md, Token accounting
 	// and budgets).
 	Tokens Tokens
 
 	// TraceID is the W3C trace id of the call's span when tracing is on
-	// (README, Tracing), so a record leads to its trace and back.
+	// (docs/operators.md, Tracing), so a record leads to its trace and back.
 	TraceID string
 }
 

@@ -20,7 +20,7 @@ import (
 // a redirect is not part of either contract, and following one could send
 // the key elsewhere (the 3xx is reported as a bad response). When the
 // call is traced, each request gets a client span and carries its W3C
-// traceparent (telemetry.Transport; README, Tracing).
+// traceparent (telemetry.Transport; docs/operators.md, Tracing).
 func HTTPClient() *http.Client {
 	return &http.Client{
 		Transport: telemetry.Transport(&http.Transport{

@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultAnchorInterval is how often an audit file's chain head is
-// published when it moved (README, Tamper-evident audit): records written
+// published when it moved (docs/security.md, Audit): records written
 // since the last published head are what an attacker with the file could
 // cut from its tail unseen if the gate then died without a clean shutdown.
 const DefaultAnchorInterval = time.Minute

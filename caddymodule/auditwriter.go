@@ -32,8 +32,8 @@ func init() { caddy.RegisterModule(new(AuditFileWriter)) }
 // A record the disk could not take is counted in
 // caddy_wikigate_audit_lost_records_total and logged, never dropped
 // silently. Each stream starts with a start record and a clean close ends
-// it with a close record, so verify shows a gate that died (README,
-// Tamper-evident audit).
+// it with a close record, so verify shows a gate that died (docs/security.md,
+// Audit).
 //
 // With `sync` the file is durable: each batch is written and fsynced
 // before the calls whose records it holds are answered (holdForAudit), so

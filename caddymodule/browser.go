@@ -122,8 +122,8 @@ func (s *StreamingConfig) streamConfig() gateway.StreamConfig {
 }
 
 // PeopleFeedbackLimit is `feedback { people_limit <burst> <every> }`: each
-// caller's budget on POST /answer/feedback (README "People's search and
-// feedback"), per gate process.
+// caller's budget on POST /answer/feedback (docs/docs-sites.md
+// "Readers' feedback"), per gate process.
 type PeopleFeedbackLimit struct {
 	// Burst is how many reports a caller may send at once. Default 5.
 	Burst int `json:"burst,omitempty"`

@@ -11,7 +11,7 @@ import (
 // anonymous caller against (the policy's rate limits, people's feedback,
 // open streams, MCP sessions): Caddy's client IP, which is the connection's
 // address unless the server's trusted_proxies names the peer as a proxy,
-// in which case it is the address that proxy forwarded (README "Behind a
+// in which case it is the address that proxy forwarded (docs/operators.md "Behind a
 // TLS terminator"). The plain packages cannot read Caddy's variables, so
 // the module hands them this function.
 func clientIP(r *http.Request) string {

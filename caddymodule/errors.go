@@ -32,7 +32,8 @@ func init() {
 // bytes, or an error from a handler an operator put in front of the gate)
 // with the protocol's envelope, so a caller never has to parse anything
 // else. Errors Go's net/http writes itself (431, 400 for a malformed
-// request line, 501, 505) never reach a handler; see the README.
+// request line, 501, 505) never reach a handler; see docs/operators.md,
+// "Errors Caddy writes before the gate".
 type ErrorHandler struct{}
 
 // CaddyModule returns the Caddy module information.

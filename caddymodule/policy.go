@@ -110,7 +110,7 @@ func (p *PolicyConfig) unmarshalKeep(d *caddyfile.Dispenser) error {
 }
 
 // keptRevisions sets where and how many served revisions' sources the
-// engine keeps (README, Explaining a decision): on by default, so a
+// engine keeps (docs/security.md, Explaining a denial): on by default, so a
 // denial recorded today can be explained after the policy moved on.
 func (p *PolicyConfig) keptRevisions(opts *policies.Options) {
 	n, dir := policies.DefaultKeepRevisions, ""

@@ -11,7 +11,7 @@ import (
 
 // siteResolver loads the site mapping named by site_mapping: the file
 // `wikigate ingest --map` read, so the gate maps a question's page.url to
-// the page ingest stored (README, One site mapping). Without the option
+// the page ingest stored (docs/ingest.md, One site mapping). Without the option
 // the gate maps no URL: every page.url keeps the default scope.
 func (h *Handler) siteResolver(repl *caddy.Replacer) (*sitemap.Resolver, error) {
 	if h.SiteMapping == "" {

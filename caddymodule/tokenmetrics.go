@@ -9,7 +9,7 @@ import (
 	"github.com/wikigate/wikigate/gateway"
 )
 
-// tokenMetrics count generation tokens (README, Token accounting and
+// tokenMetrics count generation tokens (docs/operators.md, Token accounting and
 // budgets). tokens has bounded labels only: the tool, the caller's type,
 // the direction (input, output) and whether the count is the backend's
 // own or the gate's estimate. callerTokens adds the caller's id, a label

@@ -11,7 +11,7 @@ import (
 )
 
 // provisionTracing builds the gate's tracer from the standard
-// OpenTelemetry environment variables (README, Tracing): nil, tracing off,
+// OpenTelemetry environment variables (docs/operators.md, Tracing): nil, tracing off,
 // unless they name an exporter. Question and answer text go into spans
 // only with log_questions, as into audit records.
 func (h *Handler) provisionTracing(ctx context.Context) error {

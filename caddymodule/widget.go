@@ -8,7 +8,7 @@ import (
 
 // WidgetConfig is the `widget` block: the gate serves the <wikigate-ask>
 // component at widget.ScriptPath, and with `demo on` a demo page at /demo/
-// (README "On a docs site"). Without the block neither is served.
+// (docs/docs-sites.md "The widget"). Without the block neither is served.
 type WidgetConfig struct {
 	// Demo serves /demo/, a page embedding the component. Default off.
 	Demo *bool `json:"demo,omitempty"`

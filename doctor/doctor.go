@@ -1,5 +1,5 @@
 // Package doctor checks that the backends a gate is configured with hold
-// what the gate relies on (README, Backends: the data contract): the
+// what the gate relies on (docs/backends.md, What the backends must hold): the
 // Meilisearch index and its settings, the citation metadata on RAGFlow
 // documents, and the datasets the policy's catalog names. It reads only;
 // `wikigate doctor` is its command.

@@ -294,7 +294,7 @@ func checkSearchKeyIsSearchOnly(ctx context.Context, r *Report, cfg Config) {
 		}
 		var ignored json.RawMessage
 		if _, err := getJSON(ctx, cfg.HTTP, m.URL, path, k.key, &ignored); err == nil {
-			r.add(meiliName, Warn, "the gate's %s can read index settings: it holds more than the search action (give the gate a search-only key; README, Backends: the data contract)", k.name)
+			r.add(meiliName, Warn, "the gate's %s can read index settings: it holds more than the search action (give the gate a search-only key; docs/backends.md, What the backends must hold)", k.name)
 		}
 	}
 }

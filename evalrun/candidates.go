@@ -15,7 +15,7 @@ import (
 // candidateHeader opens a candidate set: what it is and what the docs team
 // does with it before it joins their set.
 const candidateHeader = `Candidate cases from %d open feedback record(s) of %s, for the docs team
-(README "Measuring answer quality"). Each is a question a reader asked that the
+(docs/eval.md "Measuring answer quality"). Each is a question a reader asked that the
 wiki did not answer well: a no-answer someone reported (qa_no_answer), or an
 answer rated not helpful (qa_answer). Each starts as kind: unanswerable, which
 is what the gate should say until a page answers it. For each case:

@@ -83,7 +83,7 @@ func (r feedbackRecord) candidate() bool {
 
 // ReadFeedback lists every record of a feedback store: a bbolt file
 // (data/feedback.db) or a PostgreSQL URL (postgres://…), the two stores a
-// gate keeps records in (README "Measuring answer quality").
+// gate keeps records in (docs/eval.md "Measuring answer quality").
 func ReadFeedback(ctx context.Context, source string) ([]feedbackRecord, error) {
 	var recs []feedback.Record
 	var err error

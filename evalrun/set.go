@@ -1,5 +1,5 @@
 // Package evalrun measures a running gate's answer quality against an
-// evaluation set (README "Measuring answer quality"): each case is asked
+// evaluation set (docs/eval.md "Measuring answer quality"): each case is asked
 // through the gate's public routes as its caller, and the search ranks,
 // citations, no-answers, leaks, confidence and latency are scored against
 // the pages the case expects.

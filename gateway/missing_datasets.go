@@ -17,7 +17,7 @@ import (
 // exist, or honestly not answered (200, result no_answer) when none does.
 // It is not an outage, so not a 503; the audit record keeps RAGFlow's
 // refusal (backends[].error) and the gate logs which dataset is missing,
-// which `wikigate doctor` also reports (README, Adding a project).
+// which `wikigate doctor` also reports (docs/ingest.md, Adding a project).
 
 // missingDataset is the decided dataset a RAGFlow retrieval refused as
 // not existing ("You don't own the dataset <id>", code 102), or "".

@@ -10,8 +10,9 @@ import (
 	"github.com/wikigate/wikigate/sessions"
 )
 
-// sessionHistoryPattern is the route that reads a session back (README
-// "Sessions"): a widget restores a conversation after a page reload.
+// sessionHistoryPattern is the route that reads a session back
+// (docs/protocol.md, "Reading a session back"): a widget restores a
+// conversation after a page reload.
 const sessionHistoryPattern = "/answer/sessions/{sessionId}"
 
 // sessionHistory is the body of GET /answer/sessions/{id}.

@@ -13,7 +13,7 @@ import (
 	"github.com/wikigate/wikigate/stream"
 )
 
-// Resuming a stream (README "Resuming a stream"): every streamed answer
+// Resuming a stream (docs/docs-sites.md "Resuming a stream"): every streamed answer
 // names, in StreamURLHeader, where its events can be read again. A reader
 // that lost the connection sends GET there with Last-Event-ID and the same
 // credential, and gets the events after that id, then the rest as they

@@ -12,7 +12,7 @@ import (
 	"github.com/wikigate/wikigate/telemetry"
 )
 
-// traceCall starts a call's server span (README, Tracing): its parent is
+// traceCall starts a call's server span (docs/operators.md, Tracing): its parent is
 // the caller's traceparent, or Caddy's own span; the audit record carries
 // its trace id. Off, r comes back as it was and the span is zero.
 func (g *Gateway) traceCall(r *http.Request, rec *audit.Record, rt route) (*http.Request, telemetry.Span) {

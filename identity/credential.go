@@ -33,7 +33,7 @@ const msgEmptyCredential = "credential header is empty: send a credential or lea
 // authentication and its 401 challenge) all ask it, so the doors cannot
 // disagree about what a request presented.
 //
-// The rules (README "Authentication"):
+// The rules (docs/security.md "Authentication"):
 //   - One credential per call. Authorization and X-Agent-Api-Key together,
 //     or either header twice, is refused: proxies and WAFs disagree on which
 //     copy wins, and a gate that picked one would let a bad credential ride

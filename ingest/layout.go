@@ -16,7 +16,7 @@ import (
 // rules (heading anchors, admonitions) its Markdown follows.
 type Layout string
 
-// The layouts ingest reads (README "Loading your wiki" has an example of each).
+// The layouts ingest reads (docs/ingest.md "Loading your wiki" has an example of each).
 const (
 	// Docusaurus: docs/ (the current version), versioned_docs/version-X/,
 	// and i18n/<locale>/docusaurus-plugin-content-docs/{current,version-X}/

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// Page is one wiki page as the backends hold it (README, "Backends: the data
-// contract"), plus its content hash: what makes a run incremental.
+// Page is one wiki page as the backends hold it (docs/backends.md,
+// What the backends must hold), plus its content hash: what makes a run
+// incremental.
 type Page struct {
 	ID      string
 	Path    string

@@ -87,7 +87,7 @@ func clientOf(t *testing.T, base string) *gate {
 	return &gate{t: t, url: base, client: &http.Client{Timeout: 15 * time.Second}}
 }
 
-// balancerTemplate is the load balancer of README "Running several gates"
+// balancerTemplate is the load balancer of docs/operators.md "Several gates"
 // (round robin; a gate that refuses connections is skipped within
 // lb_try_duration and left out for fail_duration; /healthz probes), on
 // loopback, plus the development backends the gates share.
@@ -111,7 +111,7 @@ http://:%d {
 }
 ` + devBackendSites
 
-// scaleoutGateTemplate is one gate of README "Running several gates":
+// scaleoutGateTemplate is one gate of docs/operators.md "Several gates":
 // sessions in Redis (which also holds the shared rate limits), feedback in
 // PostgreSQL, the balancer trusted for X-Forwarded-For; plus a header that
 // names the gate.
@@ -188,28 +188,32 @@ func scaleoutPolicy(t *testing.T) string {
 	})
 }
 
-// The balancer Caddyfile README "Running several gates" shows adapts, and
+// The balancer Caddyfile docs/operators.md "Several gates" shows adapts, and
 // its reverse_proxy options are the ones the scale-out test runs with.
 func TestReadmeBalancerIsTheTestedOne(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
+	raw, err := os.ReadFile("../docs/operators.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	section, _, _ := strings.Cut(string(raw[strings.Index(string(raw), "## Running several gates"):]), "\n## ")
+	start := strings.Index(string(raw), "\n## Several gates\n")
+	if start < 0 {
+		t.Fatal("docs/operators.md has no section Several gates")
+	}
+	section, _, _ := strings.Cut(string(raw[start+1:]), "\n## ")
 	_, block, ok := strings.Cut(section, "```caddyfile\n")
 	block, _, _ = strings.Cut(block, "```")
 	if !ok || !strings.Contains(block, "reverse_proxy") {
-		t.Fatal("README's Running several gates has no balancer Caddyfile first")
+		t.Fatal("docs/operators.md's Several gates has no balancer Caddyfile first")
 	}
 	if _, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(block), map[string]any{"filename": "Caddyfile"}); err != nil {
-		t.Fatalf("README's balancer Caddyfile does not adapt: %v", err)
+		t.Fatalf("docs/operators.md's balancer Caddyfile does not adapt: %v", err)
 	}
 	_, opts, _ := strings.Cut(block, "reverse_proxy")
 	_, opts, _ = strings.Cut(opts, "{\n")
 	opts, _, _ = strings.Cut(opts, "}")
 	for _, line := range strings.Split(strings.TrimSpace(opts), "\n") {
 		if !strings.Contains(balancerTemplate, "\t\t"+strings.TrimSpace(line)+"\n") {
-			t.Errorf("README's balancer has %q, the tested one does not", strings.TrimSpace(line))
+			t.Errorf("docs/operators.md's balancer has %q, the tested one does not", strings.TrimSpace(line))
 		}
 	}
 }

@@ -33,7 +33,7 @@
 //     of 25 us over the HTTP route;
 //   - wiki pages as resources (wiki://{version}/{path}), each read being a
 //     get_page call through the gate (resources.go);
-//   - the HTTP routes' standard where the SDK falls short (README "MCP"):
+//   - the HTTP routes' standard where the SDK falls short (docs/agents.md "MCP"):
 //     strict members in the message and its params (strict.go), refusals
 //     as JSON-RPC errors instead of the SDK transport's plain text, a
 //     rate-limited call answered 429 and a cancelled one not at all

@@ -11,7 +11,7 @@ import (
 )
 
 // eventStore is the SDK's in-memory event store (resumable 2025-11-25
-// streams: README "MCP"), except that the response to a cancelled call is
+// streams: docs/agents.md "MCP"), except that the response to a cancelled call is
 // not kept: the SDK stores every response before it delivers it, so a
 // client resuming the stream of a call it cancelled would be replayed the
 // response it must not get. sdkWriter drops it from the live stream.

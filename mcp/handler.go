@@ -66,7 +66,7 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 		// requests the SDK never sees.
 		Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, DisableLocalhostProtection: true,
 		// Streams of 2025-11-25 sessions start with a priming event and
-		// resume from Last-Event-ID (README "MCP"). The store is bounded
+		// resume from Last-Event-ID (docs/agents.md "MCP"). The store is bounded
 		// (the SDK's 10 MiB, oldest streams purged first), forgets a
 		// session's events when it closes and never keeps the response to
 		// a cancelled call (eventStore).

@@ -207,7 +207,7 @@ func appendAnswer(b []byte, a *protocol.AnswerResult) []byte {
 
 // citationLinks are the answer's numbered citations as resource_link
 // content, so a client can open or fetch the cited pages. A citation
-// without a url (the gate dropped an unsafe one: README "Safe URLs") has
+// without a url (the gate dropped an unsafe one: docs/docs-sites.md "Safe URLs") has
 // no link; the text still lists it under its number.
 func (h *Handler) citationLinks(cs []protocol.Citation) []mcpsdk.Content {
 	out := make([]mcpsdk.Content, 0, len(cs))

@@ -47,7 +47,7 @@ var inputAsk = rawSchema(`{"type": "object", "additionalProperties": false, "req
 // inputGetPage takes exactly one of path and paths. The schema says so in
 // words, not with a top-level oneOf: Anthropic's API refuses a tool whose
 // input schema has a top-level oneOf, anyOf or allOf, and Claude Code drops
-// such a tool (README "MCP"). The gate still refuses both or neither with
+// such a tool (docs/agents.md "MCP"). The gate still refuses both or neither with
 // invalid_request, on MCP as on /agent/tools/get_page.
 var inputGetPage = rawSchema(`{"type": "object", "additionalProperties": false,
 	"description": "Give exactly one of path and paths: both, or neither, is refused with invalid_request.",

@@ -10,7 +10,7 @@ import (
 )
 
 // sdkWriter is the ResponseWriter the SDK's handlers write to. It keeps
-// promises the SDK does not (README "MCP"):
+// promises the SDK does not (docs/agents.md "MCP"):
 //   - every refusal is JSON: the SDK's plain-text http.Error answers (no
 //     Accept, an unknown protocol version, GET without a session, a bad
 //     Last-Event-ID...) are rewritten as JSON-RPC errors with the same

@@ -39,7 +39,7 @@ func (h *Handler) newServer(s *session) *mcpsdk.Server {
 		Capabilities: &mcpsdk.ServerCapabilities{
 			Tools:     &mcpsdk.ToolCapabilities{ListChanged: true},
 			Resources: &mcpsdk.ResourceCapabilities{}, // wiki pages (resources.go); no list, no subscriptions
-			Prompts:   &mcpsdk.PromptCapabilities{},   // none: the list is empty, but clients ask for it (README "MCP")
+			Prompts:   &mcpsdk.PromptCapabilities{},   // none: the list is empty, but clients ask for it (docs/agents.md "MCP")
 		},
 		SupportedProtocolVersions: Revisions,
 		SetCacheable:              setCacheable,

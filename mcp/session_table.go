@@ -20,7 +20,7 @@ func newSessionTable(max int) *sessionTable {
 
 // reserve admits s. At its caller's cap it makes room by taking out the
 // caller's least recently used idle session, which the caller of reserve
-// must close (README "MCP sessions"): most MCP clients never DELETE a
+// must close (docs/agents.md "MCP", Sessions): most MCP clients never DELETE a
 // session, so refusing the new one would lock them out until an old one
 // idled out. Only when every one of the caller's sessions has a request
 // in flight is s refused.

@@ -146,7 +146,7 @@ func identityKey(p identity.Principal) string {
 // identity: the API key that opened it (by its public prefix), or the
 // agent's JWTs, so that a client refreshing its token (as MCP's
 // authorization flow has it do) keeps its session while a key or token of
-// another kind does not take over a session (README "MCP sessions"):
+// another kind does not take over a session (docs/agents.md "MCP", Sessions):
 // after a key is revoked, the same agent's JWT cannot keep its session.
 func credentialKey(p identity.Principal) string {
 	if p.Credential == identity.CredentialAPIKey {

@@ -12,7 +12,7 @@ import (
 )
 
 // The JSON-RPC message is read as strictly as the HTTP routes read their
-// bodies (README "Strict JSON"): a member the message's type does not
+// bodies (docs/protocol.md "Strict JSON"): a member the message's type does not
 // define, at the top level or in params, is refused with a message naming
 // it, never ignored. The SDK's decoder would ignore it, or (matching names
 // without regard to case) read "Arguments" as arguments; a proxy in front

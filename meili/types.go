@@ -79,8 +79,8 @@ func (r *SearchResponse) Total() int {
 	return r.EstimatedTotalHits
 }
 
-// Hit is one document of the page index (README, Backends: the data
-// contract) as a search returns it.
+// Hit is one document of the page index (docs/backends.md,
+// What the backends must hold) as a search returns it.
 // Fields the index lacks stay empty; unknown fields are ignored. Every
 // field decodes in one pass (no re-parsing): this is the gate's hot path.
 type Hit struct {

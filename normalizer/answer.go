@@ -24,7 +24,7 @@ const (
 	DefaultMediumScore = 0.3
 )
 
-// Default grounding thresholds (README "Answers").
+// Default grounding thresholds (docs/protocol.md "Citations and grounding").
 const (
 	// DefaultSupportThreshold: a sentence is supported by a chunk it cites
 	// when at least half its weighted tokens are in that chunk.

@@ -9,7 +9,7 @@ import (
 )
 
 // Progressive verifies an answer while it is generated, so a streamed
-// answer (README "Streaming answers (SSE)") shows only what Answer would
+// answer (docs/docs-sites.md "Streaming") shows only what Answer would
 // show: sentences verified against the in-scope chunks they cite, with
 // their references already in the final numbering. It never hands out
 // model text as it came: a sentence is shown once it is complete (the next

@@ -13,8 +13,8 @@ import (
 // de-duplicated by chunk id, in order of first citation in the kept text,
 // and each chunk id's reference [n] (its 1-based position). Numbering by
 // first citation keeps every number fixed from its first use, so a
-// streamed sentence never waits for a later one (README "Streaming
-// answers (SSE)").
+// streamed sentence never waits for a later one (docs/docs-sites.md
+// "Streaming").
 type numbering struct {
 	citations []protocol.Citation
 	grounding []protocol.CitationGrounding

@@ -9,7 +9,7 @@ import (
 )
 
 // The return path trusts no backend text that a docs page could run
-// (README "Safe URLs and the widget's Content-Security-Policy"): a
+// (docs/docs-sites.md "Safe URLs and the widget's Content-Security-Policy"): a
 // document's url, title and content are metadata anyone who edits the
 // document may set. URLs that are not http(s) or a relative path are
 // dropped where the backend's answer enters the gate, before anything is

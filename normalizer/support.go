@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Support scoring (README, "Answers: citations and grounding"): how much of
+// Support scoring (docs/protocol.md, "Citations and grounding"): how much of
 // what a sentence says can be found in the chunk it cites, without a model. A
 // sentence becomes weighted tokens; its score against a chunk is the weight
 // found in the chunk over the total weight, from 0 to 1. The weights favour

@@ -15,7 +15,7 @@ import (
 //
 // A limit with Tokens instead of Requests is a token budget: at most
 // Tokens generation tokens (input plus output) per Window, checked before
-// the call and charged with what it used (README, Token accounting and
+// the call and charged with what it used (docs/operators.md, Token accounting and
 // budgets). A limit counts one or the other, never both.
 type Limit struct {
 	Name     string `json:"name"`

@@ -1,5 +1,5 @@
 // Package projects proposes the policy-data change a docs tree's projects
-// need (README, Adding a project): their catalog datasets, their public
+// need (docs/ingest.md, Adding a project): their catalog datasets, their public
 // roots and versions, and a default scope when the data has none. It
 // writes a proposal for the security team to review and apply, never the
 // policy data itself: who may read what stays their decision.

@@ -48,7 +48,7 @@ type Citation struct {
 	Version       string `json:"version"`
 }
 
-// Grounding says how the answer is supported (README "Answers"). Sentences
+// Grounding says how the answer is supported (docs/protocol.md "Citations and grounding"). Sentences
 // counts the claims the model generated (a code block is one),
 // CitedSentences those shown, each supported by a citation it carries,
 // DroppedSentences those removed as unsupported. Supported is the shown

@@ -33,7 +33,7 @@ func ReadBody(r io.Reader, max int64) ([]byte, error) {
 	return body, nil
 }
 
-// strictJSON is the one reading of a request body (README "Strict JSON"):
+// strictJSON is the one reading of a request body (docs/protocol.md "Strict JSON"):
 // names match exactly (no case or Unicode folding), a name appears once per
 // object, strings and names are valid UTF-8, and no member the request type
 // does not know is accepted. A proxy or WAF in front of the gate that reads

@@ -1,5 +1,5 @@
 // Package safeurl decides whether a URL a backend supplied may be handed to
-// a caller (README "Safe URLs and the widget's Content-Security-Policy").
+// a caller (docs/docs-sites.md "Safe URLs and the widget's Content-Security-Policy").
 // A document's url is metadata anyone who edits the document in RAGFlow or
 // Meilisearch can set; a docs page that renders it as a link would run a
 // javascript: URL in its own origin. So the gate passes only what a browser,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Tries the README's "Deploying" section as written: starts the gate of the
-# Quick start (the default Caddyfile, development backends) on the addresses
+# Tries docs/operators.md's "Deploying" section as written: starts the gate
+# of the README's Quick start (the default Caddyfile, development backends) on the addresses
 # the binary reads (WIKIGATE_LISTEN, WIKIGATE_MEILI_DEV, WIKIGATE_RAGFLOW_DEV
 # or their _HOST/_PORT parts), then runs every ```sh block of the section in
 # one shell, in order, except those marked `<!-- readme_deploy: not run …`
@@ -12,18 +12,18 @@
 # names must exist. Exits non-zero when a command fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/readme_lib.sh
 curl() { command curl --max-time 30 "$@"; }
-work=$(mktemp -d)
-export WIKIGATE_DATA_DIR="$work/data"
-export XDG_DATA_HOME="$work/xdg" XDG_CONFIG_HOME="$work/xdg"
+readme_scratch
 unset WIKIGATE_LOG_DIR WIKIGATE_POLICY_DIR
 addr() {
 	local whole=$1 host=$1_HOST port=$1_PORT
 	if [ -n "${!whole:-}" ]; then echo "${!whole}"; else echo "${!host:-${2%:*}}:${!port:-${2##*:}}"; fi
 }
 GATE="http://$(addr WIKIGATE_LISTEN 127.0.0.1:8080)"
-section=$(awk '/^## Deploying/{on=1; next} /^## /{on=0} on' README.md)
-[ -n "$section" ] || { echo "README has no Deploying section" >&2; exit 1; }
+page=docs/operators.md
+section=$(readme_section $page Deploying)
+[ -n "$section" ] || { echo "$page has no Deploying section" >&2; exit 1; }
 missing=0
 for f in $(grep -o 'deploy/[A-Za-z0-9_.-]*[A-Za-z0-9]' <<<"$section" | sort -u); do
 	[ -e "$f" ] || { echo "the Deploying section names $f, which does not exist" >&2; missing=1; }

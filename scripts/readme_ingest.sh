@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Tries README "Loading your wiki" as written, the way issue 11 accepts it:
-# the built binary (WIKIGATE_BIN, else built here) is started as the README
-# says, with EMPTY development backends (WIKIGATE_DEV_CORPUS=empty), on
-# non-default ports; before anything is loaded its search answers 503
-# (there is no index) and its ask that it has no answer (its datasets do
-# not exist yet). Then the README's shell block runs as written: the
-# repo's tree goes in (37 added in each backend, 12 datasets,
-# the catalog equal to rego/data.json's), a second run changes nothing, one
-# edited page of a copy changes exactly once in each backend and the gate's
-# answer changes with it, and the repo's tree is loaded back. Last, the
-# README's "Try it" examples (scripts/readme_examples.sh) run against what
-# was loaded and must answer from it. Everything runs in a scratch folder
-# (the repo's files linked in), so nothing is left in the repo; every wait
-# is bounded; the server is stopped on exit. Needs curl, and node or
-# python3 to compare the two catalogs as JSON.
+# Tries docs/ingest.md "Loading your wiki" as written, the way issue 11
+# accepts it: the built binary (WIKIGATE_BIN, else built here) is started
+# as the page says, with EMPTY development backends
+# (WIKIGATE_DEV_CORPUS=empty), on non-default ports; before anything is
+# loaded its search answers 503 (there is no index) and its ask that it has
+# no answer (its datasets do not exist yet). Then the page's shell block
+# runs as written: the repo's tree goes in (37 added in each backend, 12
+# datasets, the catalog equal to rego/data.json's), a second run changes
+# nothing, one edited page of a copy changes exactly once in each backend
+# and the gate's answer changes with it, and the repo's tree is loaded
+# back. Last, the README's "Try it" and docs/agents.md's "Every tool, step
+# by step" (scripts/readme_examples.sh) run against what was loaded and
+# must answer from it. Everything runs in a scratch folder (the repo's
+# files linked in), so nothing is left in the repo; every wait is bounded;
+# the server is stopped on exit. Needs curl, and node or python3 to compare
+# the two catalogs as JSON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD

@@ -12,28 +12,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-section=$(awk '/^## /{on=($0 == "## Quick start")} on' README.md)
+. scripts/readme_lib.sh
+section=$(readme_section README.md "Quick start")
 block=$(awk '/^\*\*Other ports\*\*/{on=1} on' <<<"$section" |
 	awk '/^```sh$/{inb=1; next} /^```$/{if (inb) exit} inb')
 [ -n "$block" ] || { echo "FAIL: README's Quick start has no 'Other ports' block" >&2; exit 1; }
 grep -qF './wikigate run --config Caddyfile' <<<"$block" || { echo "FAIL: the 'Other ports' block no longer starts ./wikigate run: $block" >&2; exit 1; }
 in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for port in 8081 7701 9381; do
-	if in_use $port; then echo "127.0.0.1:$port is in use: the README's block needs it" >&2; exit 1; fi
-done
+readme_free 127.0.0.1:8081 127.0.0.1:7701 127.0.0.1:9381
 
-work=$(mktemp -d)
-export XDG_DATA_HOME="$work/xdg" XDG_CONFIG_HOME="$work/xdg"
-bin=${WIKIGATE_BIN:-}
-if [ -z "$bin" ]; then
-	go build -o "$work/wikigate" ./cmd/wikigate
-	bin="$work/wikigate"
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-mkdir "$work/root"
-for f in samplewiki Caddyfile README.md; do ln -s "$repo/$f" "$work/root/$f"; done
+readme_scratch
+unset WIKIGATE_DATA_DIR # the block names its own, the first gate the default
+readme_bin
+readme_root samplewiki Caddyfile
 cp -r "$repo/rego" "$work/root/rego"
-ln -s "$bin" "$work/root/wikigate"
 cd "$work/root"
 pids=()
 # stop_all: the shells started here and the gates they run (each gate's pid
@@ -45,18 +37,10 @@ stop_all() {
 }
 trap 'stop_all; rm -rf "$work"' EXIT
 
-fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1" >&2; fail=1; }
 wait_health() { # wait_health ADDR PID LOG: /healthz answers, or the server's log
-	for _ in $(seq 1 150); do
-		curl -fsS --max-time 2 "http://$1/healthz" >/dev/null 2>&1 && return 0
-		kill -0 "$2" 2>/dev/null || { cat "$3"; echo "FAIL: the gate exited" >&2; exit 1; }
-		sleep 0.1
-	done
-	cat "$3"
-	echo "FAIL: http://$1/healthz did not answer in 15s" >&2
-	exit 1
+	readme_wait_healthz "$1" "$2" "$3" 150
 }
 
 # The first gate, as the Quick start starts it, when 8080, 7700 and 9380

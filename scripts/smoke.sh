@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Smoke test from outside: build the binary as the README says, start it with
-# the repo's Caddyfile, and run the README's curl flows against it. Every
-# wait is bounded; the server is stopped on exit.
+# Smoke test from outside: build the binary and start it with the repo's
+# Caddyfile by the README's first command (Quick start), as written, and run
+# the README's curl flows against it. Every wait is bounded; the server is
+# stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/readme_lib.sh
 # The addresses the binary will listen on, from the variables it reads
 # (WIKIGATE_LISTEN, or its _HOST and _PORT parts; the same for the
 # development backends) with its defaults. Refuse to start if something
@@ -14,30 +16,24 @@ addr() {
 }
 LISTEN=$(addr WIKIGATE_LISTEN 127.0.0.1:8080)
 GATE="http://$LISTEN"
-for a in "$LISTEN" "$(addr WIKIGATE_MEILI_DEV 127.0.0.1:7700)" "$(addr WIKIGATE_RAGFLOW_DEV 127.0.0.1:9380)"; do
-	if (exec 3<>"/dev/tcp/${a%:*}/${a##*:}") 2>/dev/null; then
-		echo "$a is in use; stop what listens there first" >&2
-		exit 1
-	fi
-done
+readme_free "$LISTEN" "$(addr WIKIGATE_MEILI_DEV 127.0.0.1:7700)" "$(addr WIKIGATE_RAGFLOW_DEV 127.0.0.1:9380)"
 curl() { command curl --max-time 30 "$@"; }
-work=$(mktemp -d)
-export WIKIGATE_DATA_DIR="$work"
-go build -o wikigate ./cmd/wikigate
+readme_scratch
+data=$WIKIGATE_DATA_DIR
+# The README's first command: "<build> && <run>".
+first=$(readme_section README.md "Quick start" | readme_sh_blocks | head -1)
+build=${first%% && *}
+run=${first#* && }
+case "$first" in *" && ./wikigate run "*) ;; *) echo "FAIL: the README's first command is not '<build> && ./wikigate run …': $first" >&2; exit 1 ;; esac
+bash -c "$build"
 start() {
-	./wikigate run --config Caddyfile >>"$work/server.log" 2>&1 &
+	bash -c "exec $run" >>"$work/server.log" 2>&1 &
 	pid=$!
-	for _ in $(seq 1 100); do
-		curl -fsS "$GATE/healthz" >/dev/null 2>&1 && return 0
-		kill -0 $pid 2>/dev/null || { cat "$work/server.log"; echo "server exited" >&2; exit 1; }
-		sleep 0.1
-	done
-	echo "server did not answer in 10s" >&2; exit 1
+	readme_wait_healthz "$LISTEN" $pid "$work/server.log"
 }
 stop() { kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; }
 trap 'stop; rm -rf "$work"' EXIT
 start
-fail=0
 # expect NAME STATUS PATTERN -- curl args...
 expect() {
 	local name=$1 want=$2 pattern=$3; shift 4
@@ -100,9 +96,9 @@ expect caddy_layer_error 400 '"invalid_request"' -- "$GATE/agent/tools/search" -
 hdr() { curl -sS -o /dev/null -w '%{http_code}' "$GATE/healthz" -H "X-Big: $(head -c "$1" /dev/zero | tr '\0' a)"; }
 if [ "$(hdr 30000)" = 200 ] && [ "$(hdr 40000)" = 431 ]; then echo "ok   header limit 32 KiB (30 KB: 200, 40 KB: 431)"; else echo "FAIL header limit: 30 KB got $(hdr 30000), 40 KB got $(hdr 40000)" >&2; fail=1; fi
 # the admin API is an owner-only unix socket in the data dir; reload and metrics go through it
-if [ "$(stat -c %a "$work/admin.sock" 2>/dev/null)" = 600 ]; then echo "ok   admin socket is 0600"; else echo "FAIL admin socket is not an owner-only socket" >&2; fail=1; fi
+if [ "$(stat -c %a "$data/admin.sock" 2>/dev/null)" = 600 ]; then echo "ok   admin socket is 0600"; else echo "FAIL admin socket is not an owner-only socket" >&2; fail=1; fi
 if ./wikigate reload --config Caddyfile >>"$work/server.log" 2>&1; then echo "ok   reload via the admin socket"; else echo "FAIL reload via the admin socket" >&2; fail=1; fi
-metrics=$(curl -sS --unix-socket "$work/admin.sock" http://localhost/metrics || true)
+metrics=$(curl -sS --unix-socket "$data/admin.sock" http://localhost/metrics || true)
 if grep -q '^caddy_wikigate_calls_total' <<<"$metrics"; then
 	echo "ok   metrics via the admin socket"
 else
@@ -114,7 +110,7 @@ expect feedback_after_restart 200 '"count":2' -- "$GATE/agent/tools/create_feedb
 	-d '{"eventType":"qa_no_answer","question":"What is the payroll schedule for contractors?","idempotencyKey":"try-2"}'
 KEY=$(./wikigate key create --agent kunora-coding-agent 2>/dev/null)
 expect api_key 200 '"hits"' -- "$GATE/agent/tools/search" -H "X-Agent-Api-Key: $KEY" -d '{"question":"agent memory"}'
-if grep -q "$KEY" "$work/api_keys.json"; then echo "FAIL the key store holds the plaintext key" >&2; fail=1; fi
+if grep -q "$KEY" "$data/api_keys.json"; then echo "FAIL the key store holds the plaintext key" >&2; fail=1; fi
 # operator commands beside the running gate: validate opens no store (the
 # gate holds the feedback database's lock), doctor finds the backends
 # complete, revoke names the key and the gate refuses it within a second

@@ -1,5 +1,5 @@
 // Package sitemap is the site mapping file both `wikigate ingest` and the
-// gate read (README, "Loading your wiki" and "One site mapping"): what the
+// gate read (docs/ingest.md, "Loading your wiki" and "One site mapping"): what the
 // docs tree's folders mean (projects, statuses, the path prefix the policy
 // grants) and how pages are published as URLs. Ingest builds a page's path
 // and URL with it; the gate maps the URL a question was asked on back to

@@ -70,7 +70,7 @@ func LoadTable(file string) (Table, error) {
 // file renamed over the old one, so a gate reading it never sees half).
 func WriteTable(file string, t Table) error {
 	raw, err := json.MarshalIndent(tableFile{
-		Note: "page URLs as ingest stored them; written by `wikigate project`, read by the gate (README, One site mapping)",
+		Note: "page URLs as ingest stored them; written by `wikigate project`, read by the gate (docs/ingest.md, One site mapping)",
 		URLs: t,
 	}, "", "  ")
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Defaults of a Replay (README "Resuming a stream").
+// Defaults of a Replay (docs/docs-sites.md "Resuming a stream").
 const (
 	// DefaultResumeWindow is how long a stream's events stay readable
 	// after it ended.

@@ -1,4 +1,4 @@
-// Package telemetry is wikigate's OpenTelemetry tracing (README, Tracing):
+// Package telemetry is wikigate's OpenTelemetry tracing (docs/operators.md, Tracing):
 // a span for each stage of a call, the GenAI semantic conventions on the
 // model call, the MCP conventions on tools/call, and the W3C trace context
 // accepted from callers and sent on to the backends.

@@ -1,5 +1,5 @@
 // Package widget serves the <wikigate-ask> web component and its demo page
-// (README "On a docs site"). Both are embedded in the binary: a docs site
+// (docs/docs-sites.md "The widget"). Both are embedded in the binary: a docs site
 // loads the component from the gate it talks to, so the two never drift.
 package widget
 

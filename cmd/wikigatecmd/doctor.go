@@ -16,9 +16,9 @@ import (
 
 const doctorLong = `Reads the configuration the gate would run (the Caddyfile, with the same
 WIKIGATE_* variables), connects to its Meilisearch and RAGFlow, and reports
-what the gate relies on that is missing (README, Backends: the data
-contract): the index and its filterable, searchable and displayed
-attributes, the fields of a sample of pages, the citation meta_fields of a
+what the gate relies on that is missing (docs/backends.md, What the
+backends must hold): the index and its filterable, searchable and
+displayed attributes, the fields of a sample of pages, the citation meta_fields of a
 sample of each catalog dataset's documents, catalog datasets that do not
 exist or that the gate's RAGFlow key cannot access, default-scope projects
 that are not public or have no catalog dataset, and backend versions.

@@ -11,7 +11,7 @@ import (
 )
 
 // init registers `wikigate eval`, which measures a running gate's answer
-// quality against an evaluation set (README "Measuring answer quality").
+// quality against an evaluation set (docs/eval.md "Measuring answer quality").
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:      "eval",

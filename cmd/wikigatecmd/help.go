@@ -90,7 +90,7 @@ func ReplacingCommand(args []string) (string, bool) {
 // RefuseReplacing is the error a binary-replacing command answers with.
 func RefuseReplacing(name string) error {
 	return errors.New(BinaryName + " " + name + ": not available: it would replace this binary " +
-		"with a stock Caddy without the gate; rebuild from source (README: Building with xcaddy, Deploying)")
+		"with a stock Caddy without the gate; rebuild from source (docs/operators.md: Building with xcaddy, Deploying)")
 }
 
 // RootHelpArgs rewrites a help request made with a flag (`wikigate`,

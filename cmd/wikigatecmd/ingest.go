@@ -17,7 +17,7 @@ import (
 )
 
 const ingestLong = `Reads a docs tree (Markdown and MDX with front matter) and a mapping file
-(YAML or JSON: projects, statuses, URL rules, dataset name prefix; see README
+(YAML or JSON: projects, statuses, URL rules, dataset name prefix; see docs/ingest.md
 "Loading your wiki"), and loads the pages into both backends the gate reads.
 The tree's layout is detected, or named with --layout:
 

@@ -16,7 +16,7 @@ import (
 )
 
 const projectLong = `Proposes the policy-data change the projects of a docs tree need, for the
-security team to review and apply (README, Adding a project). It reads the
+security team to review and apply (docs/ingest.md, Adding a project). It reads the
 tree and its mapping file as 'wikigate ingest' does, the dataset catalog
 ingest wrote (--catalog), and the policy data (--data), and writes a JSON
 merge patch (RFC 7386) holding only what changes:

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// probeReuse is how long the gate reuses a /healthz probe (README): a
+// probeReuse is how long the gate reuses a /healthz probe (docs/protocol.md, Health): a
 // hang-up is only a poisoning attempt when it starts a fresh probe.
 const probeReuse = 2 * time.Second
 

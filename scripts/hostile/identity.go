@@ -71,7 +71,7 @@ func expectContinue(ctx context.Context, t *target) []result {
 	return []result{res}
 }
 
-// The one-credential rule and strict JWT decoding (README "Authentication"),
+// The one-credential rule and strict JWT decoding (docs/security.md "Authentication"),
 // and MCP's credential checked before its body.
 
 // ruleOneCredential is what the gate's refusal of two credentials says.
