@@ -9,7 +9,7 @@ import (
 )
 
 // TestSampleWikiSet checks the shipped set of the sample wiki: it loads,
-// it has the cases the README promises, and every expected page exists in
+// it has the cases docs/eval.md promises, and every expected page exists in
 // samplewiki/site (page paths are publish/<path under docs/>, as
 // samplewiki/wiki-map.yaml maps them).
 func TestSampleWikiSet(t *testing.T) {

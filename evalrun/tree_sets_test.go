@@ -8,7 +8,7 @@ import (
 )
 
 // TestTreeSets checks the shipped sets of the two real docs trees
-// (ingest/testdata/trees): each loads, has the cases the README promises,
+// (ingest/testdata/trees): each loads, has the cases docs/eval.md promises,
 // and every expected page is a page of its tree (page paths are
 // publish/<tree>/<path under docs/>, as the tree's map.yaml maps them).
 func TestTreeSets(t *testing.T) {

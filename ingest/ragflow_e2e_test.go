@@ -117,8 +117,8 @@ func TestRAGFlowIngestIsIncrementalEndToEnd(t *testing.T) {
 	}
 }
 
-// TestIngestOfTheSampleTreeFindsTheDevBackendsUpToDate is the promise the
-// README makes: the development backends start with samplewiki/site read
+// TestIngestOfTheSampleTreeFindsTheDevBackendsUpToDate is the promise
+// docs/ingest.md makes: the development backends start with samplewiki/site read
 // by ingest's own code, so loading that tree into them changes nothing, and
 // the catalog ingest computes is rego/data.json's.
 func TestIngestOfTheSampleTreeFindsTheDevBackendsUpToDate(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/wikigate/wikigate/identity"
 )
 
-// accessLog is the README's access-log block for the gate's site. Caddy
+// accessLog is docs/operators.md's access-log block for the gate's site. Caddy
 // redacts Authorization and cookies itself but logs other headers, and it
 // logs a copy of the request taken before any handler runs, so the API key
 // and session token headers must be filtered in the log's format.
@@ -24,7 +24,7 @@ const accessLog = `log {
 	}`
 
 // TestAccessLogHoldsNoCredentials turns on Caddy's access log for the gate's
-// site as the README shows, and checks that no API key, bearer token or
+// site as docs/operators.md shows, and checks that no API key, bearer token or
 // session token reaches it.
 func TestAccessLogHoldsNoCredentials(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "access.log")

@@ -11,8 +11,8 @@ import (
 // TestDenialAuditRecordNamesItsRules: through the gate, a denied call's
 // audit record names the rules that decided it (file:line name) and the
 // policy revision's digest, and the gate keeps that revision's sources
-// for `wikigate policy explain` (README, Explaining a denial from its
-// audit record).
+// for `wikigate policy explain` (docs/security.md,
+// Explaining a denial).
 func TestDenialAuditRecordNamesItsRules(t *testing.T) {
 	auditFile := filepath.Join(t.TempDir(), "audit.log")
 	kept := filepath.Join(t.TempDir(), "revisions")

@@ -12,7 +12,7 @@ import (
 	"github.com/wikigate/wikigate/identity"
 )
 
-// The rules of README "Authentication" on every door a credential opens:
+// The rules of docs/security.md "Authentication" on every door a credential opens:
 // the agent tool routes, the people's routes (where an agent credential
 // applies too) and MCP.
 

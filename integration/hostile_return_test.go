@@ -17,8 +17,8 @@ import (
 )
 
 // A RAGFlow and a Meilisearch whose documents were edited by someone who
-// wants to run code on the docs site (README "Safe URLs and the widget's
-// Content-Security-Policy"): urls with javascript:, data:, vbscript:,
+// wants to run code on the docs site (docs/docs-sites.md "Safe URLs and the
+// widget's Content-Security-Policy"): urls with javascript:, data:, vbscript:,
 // protocol-relative and obfuscated schemes, titles and crops carrying
 // <img onerror> and <script>. Every planted script sets a window flag
 // named __wg…, so a page that ran one is caught; a planted URL names

@@ -14,7 +14,7 @@ import (
 )
 
 // loadTree runs `wikigate ingest`'s code against the gate's development
-// backends, as the README's "Loading your wiki" does with the binary.
+// backends, as docs/ingest.md's "Loading your wiki" does with the binary.
 func loadTree(t *testing.T, g *gate, src string) *ingest.Result {
 	t.Helper()
 	m, err := ingest.LoadMapping(filepath.Join("..", "samplewiki", "wiki-map.yaml"))

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// The MCP door held to the HTTP routes' standard (README "Connecting an
-// agent over MCP"), through Caddy with the real gateway.
+// The MCP door held to the HTTP routes' standard (docs/agents.md,
+// "MCP"), through Caddy with the real gateway.
 
 const mcpStatelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 

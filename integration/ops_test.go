@@ -287,7 +287,7 @@ func (r rawResponse) errorCode() string {
 }
 
 // TestCaddyLayerErrors sends from a raw TCP client each malformed request
-// that never reaches the gate, and checks what the README says of it:
+// that never reaches the gate, and checks what docs/operators.md says of it:
 // errors Caddy raises go through handle_errors and get the protocol's
 // envelope; errors Go's net/http writes itself stay plain text.
 func TestCaddyLayerErrors(t *testing.T) {

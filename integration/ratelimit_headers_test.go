@@ -11,7 +11,7 @@ import (
 
 // Every 429 the gate sends carries Retry-After, RateLimit and
 // RateLimit-Policy (the IETF draft), naming the budget that was spent
-// (README "Rate limits"). The policy's own limits are checked in
+// (docs/operators.md "Rate limits"). The policy's own limits are checked in
 // TestRateLimitPerCaller; these are the gate's other limits.
 
 // assertLimited checks r is the 429 of the named budget: the protocol's

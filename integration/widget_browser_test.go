@@ -87,7 +87,7 @@ func wikiPagesFile(t *testing.T) string {
 // a key, and sees only public approved pages, even when its facet filter
 // asks for working ones; the widget it embeds from the gate streams an
 // answer across origins, its citations linking to approved pages.
-// csp.test.mjs: a docs page sending the Content-Security-Policy the README
+// csp.test.mjs: a docs page sending the Content-Security-Policy docs/docs-sites.md
 // recommends (scripts from and connections to the gate, no
 // 'unsafe-inline') searches and streams an answer with the widget, styled,
 // and no violation is reported. widget-a11y.test.mjs: every control is

@@ -135,8 +135,9 @@ func benchmarkAnswer() (string, []ragflow.Chunk) {
 }
 
 // BenchmarkGrounding measures the grounding of one typical cited answer:
-// splitting, support scores, numbering and rendering (README "Answers"
-// reports the figure; the budget is 50 µs per answer).
+// splitting, support scores, numbering and rendering (docs/protocol.md,
+// "Citations and grounding", reports the figure; the budget is 50 µs per
+// answer).
 func BenchmarkGrounding(b *testing.B) {
 	benchmarkGround(b, true)
 }

@@ -94,7 +94,7 @@ func compareDecisions(t *testing.T, i int, frozen, current *policies.Engine, in 
 }
 
 // withoutTokenBudgets drops the token budgets an allowed ask carries (a
-// feature added after the freeze: README, Token accounting and budgets);
+// feature added after the freeze: docs/operators.md, Token accounting and budgets);
 // the frozen policy has none, and every call limit must still agree.
 func withoutTokenBudgets(limits []policies.Limit) []policies.Limit {
 	var kept []policies.Limit
