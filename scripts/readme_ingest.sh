@@ -10,7 +10,7 @@
 # nothing, one edited page of a copy changes exactly once in each backend
 # and the gate's answer changes with it, and the repo's tree is loaded
 # back. Last, the README's "Try it" and docs/agents.md's "Every tool, step
-# by step" (scripts/readme_examples.sh) run against what was loaded and
+# by step" and "MCP" (scripts/readme_examples.sh) run against what was loaded and
 # must answer from it. Everything runs in a scratch folder (the repo's
 # files linked in), so nothing is left in the repo; every wait is bounded;
 # the server is stopped on exit. Needs curl, and node or python3 to compare
@@ -129,4 +129,6 @@ has "Try it: a cited answer" "$examples" '"citations":[{"path":"publish/system/c
 has "Try it: an honest no-answer" "$examples" '"noAnswerReason":{"code":"no_answer","reason":"no_evidence"'
 has "Try it: a denied scope" "$examples" '"code":"forbidden_scope"'
 lacks "Try it: no backend is unavailable" "$examples" '_unavailable"'
+has "MCP: tools/call search answers in structuredContent" "$examples" '"structuredContent":{"hits":[{"path":"publish/system/components/kunora-kgent/'
+has "MCP: outside the grant is an isError result with the protocol's code" "$examples" '"code":"forbidden_scope","message":"project \"ops-runbooks\" is not in your grant"'
 exit $fail
