@@ -144,6 +144,12 @@ func (fixedAgent) AuthenticateAnswer(*http.Request) (identity.Principal, error) 
 	return identity.Principal{}, errors.New("not used")
 }
 
+func (fixedAgent) CredentialInfo(*http.Request, identity.Principal) identity.CredentialInfo {
+	return identity.CredentialInfo{}
+}
+
+func (fixedAgent) CheckAPIKey(string) error { return errors.New("not used") }
+
 // allowKgent allows kunora-kgent's component pages on main (the grant of
 // bench run C), one dataset.
 type allowKgent struct{}
@@ -190,14 +196,14 @@ func processCPU() time.Duration {
 
 // BenchmarkTracingPerCall is tracing's own work in one ask, without the
 // ask around it (whose cost varies far more than 10 µs between runs on a
-// shared machine): the spans the gate makes for an ask, in its order
-// (integration/tracing_test.go lists them) — the call's server span from
-// the caller's traceparent, authenticate, tool gate, decide, the
-// retrieval, the response check, the model call, verify and audit (nine
-// spans), the retrieval's and the model call's traceparent written into
-// their backend requests by telemetry.Transport. off is the
-// default (nil tracer); on records and batches every span to an exporter
-// that drops them.
+// shared machine): the telemetry calls the gate makes for an ask, in its
+// order (integration/tracing_test.go checks them) — the call's server
+// span from the caller's traceparent; the authenticate, tool gate, decide,
+// response check, verify and audit stages, which write attributes on the
+// call's span; the retrieval's and the model call's client spans, whose
+// traceparent telemetry.Transport writes into their backend requests
+// (three spans). off is the default (nil tracer); on records and batches
+// every span to an exporter that drops them.
 func BenchmarkTracingPerCall(b *testing.B) {
 	b.Run("off", func(b *testing.B) { benchCallSpans(b, nil) })
 	b.Run("on", func(b *testing.B) {

@@ -121,8 +121,10 @@ func spanAttr(s *tracepb.Span, key string) *commonpb.AnyValue {
 // TestTracingExportsGenAISpansAndPropagatesTraceparent: with
 // OTEL_EXPORTER_OTLP_ENDPOINT naming a receiver, an ask whose caller sent
 // a W3C traceparent is exported as one trace under the caller's span:
-// the stages (authenticate, tool gate, decide with the policy revision,
-// response check, verification with its counts, audit), the retrieval and the model call with the GenAI attributes, and
+// the call's span with what its stages found as attributes (authenticate,
+// tool gate, decide with the policy revision, response check,
+// verification with its counts), the retrieval, and the model call with
+// the GenAI attributes; and
 // RAGFlow receives a traceparent of the same trace (its request log); the
 // audit record names the trace. No question text is in any span without
 // log_questions.
@@ -147,16 +149,14 @@ func TestTracingExportsGenAISpansAndPropagatesTraceparent(t *testing.T) {
 	if hex.EncodeToString(server.ParentSpanId) != callerSpan || server.Kind != tracepb.Span_SPAN_KIND_SERVER {
 		t.Errorf("the call's span has parent %x kind %v, want the caller's span %s, server", server.ParentSpanId, server.Kind, callerSpan)
 	}
-	for _, stage := range []string{"wikigate.authenticate", "wikigate.tool_gate", "wikigate.decide", "wikigate.response_check", "wikigate.verify", "wikigate.audit", "retrieval ragflow"} {
-		if spanNamed(spans, stage) == nil {
-			t.Errorf("no %s span in the trace", stage)
-		}
+	if got := spanNames(spans); len(got) != 3 || spanNamed(spans, "retrieval ragflow") == nil {
+		t.Errorf("spans %v, want the call's, the retrieval's and the model call's (the stages are the call span's attributes)", got)
 	}
-	if d := spanNamed(spans, "wikigate.decide"); d != nil && (spanAttr(d, "wikigate.policy.revision").GetStringValue() == "" || !spanAttr(d, "wikigate.decision.allow").GetBoolValue()) {
-		t.Errorf("decide span without the revision and allow: %v", d.Attributes)
+	if spanAttr(server, "wikigate.policy.revision").GetStringValue() == "" || !spanAttr(server, "wikigate.decision.allow").GetBoolValue() || !spanAttr(server, "wikigate.tool_gate.allow").GetBoolValue() {
+		t.Errorf("the call's span lacks the decision, the tool gate's answer or the revision: %v", server.Attributes)
 	}
-	if v := spanNamed(spans, "wikigate.verify"); v != nil && spanAttr(v, "wikigate.citations").GetIntValue() == 0 {
-		t.Errorf("verify span without the answer's citations: %v", v.Attributes)
+	if spanAttr(server, "wikigate.caller.type").GetStringValue() != "agent" || spanAttr(server, "wikigate.citations").GetIntValue() == 0 || spanAttr(server, "wikigate.chunks.kept").GetIntValue() == 0 {
+		t.Errorf("the call's span lacks the authenticate, response check or verify stage's findings: %v", server.Attributes)
 	}
 	chat := spanNamed(spans, "chat ragflow-default")
 	if chat == nil {

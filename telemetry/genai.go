@@ -63,21 +63,24 @@ func EndGeneration(s Span, u Usage, err error) {
 	if !s.Recording() {
 		return
 	}
+	var buf [5]attribute.KeyValue // one SetAttributes: each call costs the SDK a lock and a copy
+	attrs := buf[:0]
 	if u.InputTokens > 0 {
-		s.Set(GenAIInputTokens.Int(u.InputTokens))
+		attrs = append(attrs, GenAIInputTokens.Int(u.InputTokens))
 	}
 	if u.OutputTokens > 0 {
-		s.Set(GenAIOutputTokens.Int(u.OutputTokens))
+		attrs = append(attrs, GenAIOutputTokens.Int(u.OutputTokens))
 	}
 	if u.Estimated {
-		s.Set(attribute.Bool("wikigate.usage.estimated", true))
+		attrs = append(attrs, attribute.Bool("wikigate.usage.estimated", true))
 	}
 	if u.Model != "" {
-		s.Set(GenAIResponseModel.String(u.Model))
+		attrs = append(attrs, GenAIResponseModel.String(u.Model))
 	}
 	if len(u.FinishReasons) > 0 {
-		s.Set(GenAIFinishReasons.StringSlice(u.FinishReasons))
+		attrs = append(attrs, GenAIFinishReasons.StringSlice(u.FinishReasons))
 	}
+	s.Set(attrs...)
 	s.Fail(err, "ragflow_unavailable")
 	s.End()
 }

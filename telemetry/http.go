@@ -19,13 +19,20 @@ import (
 // unchanged and a zero Span, without reading the header.
 func (p *Provider) StartServer(ctx context.Context, header http.Header, name string, attrs ...attribute.KeyValue) (context.Context, Span) {
 	if p == nil {
-		return Start(ctx, name, trace.SpanKindServer, attrs...)
+		ctx, s := Start(ctx, name, trace.SpanKindServer, attrs...)
+		if !s.Recording() {
+			return ctx, s
+		}
+		return asCall(ctx, s.s)
 	}
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = p.prop.Extract(ctx, propagation.HeaderCarrier(header))
 	}
 	ctx, s := p.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
-	return ctx, Span{s}
+	if !s.IsRecording() { // the sampler dropped it: no stage or backend span either
+		return ctx, Span{}
+	}
+	return asCall(ctx, s)
 }
 
 // Active reports whether a call under ctx would be traced: this gate's
@@ -70,11 +77,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(req)
 	}
 	if isClient(parent) {
-		return t.underClient(req, Span{parent})
+		return t.underClient(req, Span{s: parent})
 	}
 	ctx, span := Start(req.Context(), req.Method, trace.SpanKindClient, clientAttrs(req)...)
-	req = req.Clone(ctx) // a RoundTripper must not modify the caller's request
-	t.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	req = withOwnHeader(ctx, req)
+	t.prop.Inject(ctx, outHeader(req.Header))
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		span.Fail(err, "transport")
@@ -92,14 +99,49 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // underClient sends req under the client span that stands for it; the
 // span's owner ends it.
 func (t *transport) underClient(req *http.Request, span Span) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	t.prop.Inject(req.Context(), propagation.HeaderCarrier(req.Header))
+	req = withOwnHeader(req.Context(), req)
+	t.prop.Inject(req.Context(), outHeader(req.Header))
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
 		span.Set(attribute.Int("http.response.status_code", resp.StatusCode))
 	}
 	return resp, err
 }
+
+// withOwnHeader is req under ctx with a header map of its own, so that
+// adding traceparent leaves the caller's request as it was (a
+// RoundTripper must not modify it). The values are shared, not copied:
+// only new keys are written. Cheaper than req.Clone, which copies every
+// value, the URL and the trailer.
+func withOwnHeader(ctx context.Context, req *http.Request) *http.Request {
+	h := make(http.Header, len(req.Header)+2)
+	for k, v := range req.Header {
+		h[k] = v
+	}
+	out := req.WithContext(ctx)
+	out.Header = h
+	return out
+}
+
+// outHeader is the carrier a backend request's trace context is written
+// to: http.Header with the two W3C names already in canonical form, as
+// propagation.HeaderCarrier would canonicalize them (an allocation each).
+type outHeader http.Header
+
+func (h outHeader) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		h["Traceparent"] = []string{value}
+	case "tracestate":
+		h["Tracestate"] = []string{value}
+	default:
+		http.Header(h).Set(key, value)
+	}
+}
+
+func (h outHeader) Get(key string) string { return http.Header(h).Get(key) }
+
+func (h outHeader) Keys() []string { return propagation.HeaderCarrier(h).Keys() }
 
 // isClient reports whether s is a client span (the SDK's spans say).
 func isClient(s trace.Span) bool {

@@ -11,7 +11,16 @@ import (
 // Span is one span, or nothing when tracing is off: its zero value
 // ignores every call, so the gate's code reads the same either way and an
 // untraced call pays for a nil check. It is a value (no allocation).
-type Span struct{ s trace.Span }
+//
+// A stage (Stage) is a Span too, but not a span of its own: it writes its
+// attributes on the call's span and its End does nothing. An SDK span
+// costs several microseconds of CPU to make, snapshot and export, and a
+// call has six stages, so they are the call span's attributes and only
+// the backend calls get child spans (docs/operators.md, Tracing).
+type Span struct {
+	s     trace.Span
+	stage string // the stage's name when s is the call's span
+}
 
 // Start begins a child span of the span in ctx, with the tracer that made
 // the parent (this gate's Provider, or Caddy's own tracing when its
@@ -24,14 +33,26 @@ func Start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attri
 	}
 	ctx, s := parent.TracerProvider().Tracer(ScopeName).Start(ctx, name,
 		trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
-	return ctx, Span{s}
+	if !s.IsRecording() { // the sampler dropped it
+		return ctx, Span{}
+	}
+	return ctx, Span{s: s}
 }
 
-// Stage begins an internal span for one stage of a call (README, Tracing
-// lists them): wikigate.authenticate, wikigate.tool_gate, wikigate.decide,
-// wikigate.verify, wikigate.response_check, wikigate.audit.
+// Stage is one stage of a call (docs/operators.md, Tracing, lists them):
+// wikigate.authenticate, wikigate.tool_gate, wikigate.decide,
+// wikigate.verify, wikigate.response_check, wikigate.audit. It makes no
+// span: what the stage found (the End* helpers) goes on the call's span,
+// the span in ctx, and ctx comes back unchanged.
 func Stage(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, Span) {
-	return Start(ctx, name, trace.SpanKindInternal, attrs...)
+	parent := trace.SpanFromContext(ctx)
+	if !parent.IsRecording() {
+		return ctx, Span{}
+	}
+	if len(attrs) > 0 {
+		parent.SetAttributes(attrs...)
+	}
+	return ctx, Span{s: parent, stage: name}
 }
 
 // Recording reports whether the span records (tracing is on for it), so
@@ -40,15 +61,17 @@ func (s Span) Recording() bool { return s.s != nil }
 
 // Set adds attributes.
 func (s Span) Set(attrs ...attribute.KeyValue) {
-	if s.s != nil {
+	if s.s != nil && len(attrs) > 0 {
 		s.s.SetAttributes(attrs...)
 	}
 }
 
 // Fail marks the span failed with err (its message is the status
 // description; its type, or code when given, is error.type).
+// A stage's failure is the call's outcome, which EndCall records, so on
+// a stage Fail does nothing.
 func (s Span) Fail(err error, errType string) {
-	if s.s == nil || err == nil {
+	if s.s == nil || err == nil || s.stage != "" {
 		return
 	}
 	if errType == "" {
@@ -58,9 +81,10 @@ func (s Span) Fail(err error, errType string) {
 	s.s.SetStatus(codes.Error, err.Error())
 }
 
-// End ends the span.
+// End ends the span; a stage's End does nothing (the call's span ends
+// with the call).
 func (s Span) End() {
-	if s.s != nil {
+	if s.s != nil && s.stage == "" {
 		s.s.End()
 	}
 }

@@ -14,6 +14,8 @@ const (
 	AttrPolicyRevision = attribute.Key("wikigate.policy.revision")
 	AttrAllow          = attribute.Key("wikigate.decision.allow")
 	AttrCode           = attribute.Key("wikigate.decision.code")
+	AttrToolGateAllow  = attribute.Key("wikigate.tool_gate.allow")
+	AttrToolGateCode   = attribute.Key("wikigate.tool_gate.code")
 	AttrResult         = attribute.Key("wikigate.result")
 	AttrCitations      = attribute.Key("wikigate.citations")
 	AttrNoAnswer       = attribute.Key("wikigate.no_answer")
@@ -22,7 +24,7 @@ const (
 	AttrStatusCode     = attribute.Key("http.response.status_code")
 )
 
-// Stage names (README, Tracing).
+// Stage names (docs/operators.md, Tracing).
 const (
 	StageAuthenticate  = "wikigate.authenticate"
 	StageToolGate      = "wikigate.tool_gate"
@@ -32,31 +34,38 @@ const (
 	StageAudit         = "wikigate.audit"
 )
 
-// EndAuth ends an authenticate span with who was recognized: the caller's
-// type and credential kind, never its id or credential.
+// EndAuth ends the authenticate stage with who was recognized: the
+// caller's type and credential kind, never its id or credential. A
+// refusal shows as the call's result (EndCall), so err adds nothing.
 func EndAuth(s Span, callerType, credential string, err error) {
-	if !s.Recording() {
+	if !s.Recording() || err != nil {
 		return
 	}
 	s.Set(AttrCallerType.String(callerType), AttrCredential.String(credential))
-	s.Fail(err, "unauthorized")
 	s.End()
 }
 
-// EndDecision ends a tool gate or decide span with the policy's answer
-// and the revision that gave it. code is the deny code ("" on allow).
+// EndDecision ends the tool gate or decide stage with the policy's answer
+// and the revision that gave it. code is the deny code ("" on allow). The
+// tool gate's answer has its own keys (wikigate.tool_gate.*), so the
+// decide stage's wikigate.decision.* is the call's decision.
 func EndDecision(s Span, allow bool, code, revision string) {
 	if !s.Recording() {
 		return
 	}
-	s.Set(AttrAllow.Bool(allow), AttrPolicyRevision.String(revision))
+	allowKey, codeKey := AttrAllow, AttrCode
+	if s.stage == StageToolGate {
+		allowKey, codeKey = AttrToolGateAllow, AttrToolGateCode
+	}
 	if code != "" {
-		s.Set(AttrCode.String(code))
+		s.Set(allowKey.Bool(allow), AttrPolicyRevision.String(revision), codeKey.String(code))
+	} else {
+		s.Set(allowKey.Bool(allow), AttrPolicyRevision.String(revision))
 	}
 	s.End()
 }
 
-// EndResponseCheck ends the response-side scope check's span: how many
+// EndResponseCheck ends the response-side scope check's stage: how many
 // retrieved chunks were in the decided scope and how many were dropped.
 func EndResponseCheck(s Span, kept, dropped int) {
 	if !s.Recording() {
@@ -66,7 +75,7 @@ func EndResponseCheck(s Span, kept, dropped int) {
 	s.End()
 }
 
-// EndVerify ends the verification span with its counts: the citations
+// EndVerify ends the verification stage with its counts: the citations
 // kept, and whether the answer became a no-answer.
 func EndVerify(s Span, citations int, noAnswer bool) {
 	if !s.Recording() {
