@@ -128,3 +128,26 @@ func TestNoTopLevelCombinators(t *testing.T) {
 		}
 	}
 }
+
+// TestToolSchemasAreWhatToolsListShows: ToolSchemas, which package
+// openapi writes docs/openapi.json from, names every tool with the input
+// schema tools/list shows and the result its outputSchema wraps.
+func TestToolSchemasAreWhatToolsListShows(t *testing.T) {
+	all := ToolSchemas()
+	if len(all) != len(toolDefs) {
+		t.Fatalf("ToolSchemas has %d tools, tools/list %d", len(all), len(toolDefs))
+	}
+	for _, d := range toolDefs {
+		s, ok := all[d.name]
+		if !ok {
+			t.Errorf("ToolSchemas lacks %s", d.name)
+			continue
+		}
+		if string(s.Input) != string(d.input) {
+			t.Errorf("%s: ToolSchemas' input is not the tool's", d.name)
+		}
+		if string(outputSchema(s.Result)) != string(d.output) {
+			t.Errorf("%s: ToolSchemas' result is not what the tool's outputSchema wraps", d.name)
+		}
+	}
+}

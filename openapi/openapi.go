@@ -4,8 +4,14 @@
 // route or a field does. TestDocumentIsCurrent fails while docs/openapi.json
 // differs from what Build writes; regenerate it with
 //
-//	go test ./openapi -run TestDocumentIsCurrent -update
+//	go generate ./openapi
+//
+// (which runs go test ./openapi -run TestDocumentIsCurrent -update). The
+// tool routes' result schemas are the MCP tools' (mcp.ToolSchemas), so the
+// document and tools/list describe one body one way.
 package openapi
+
+//go:generate go test . -run ^TestDocumentIsCurrent$ -update
 
 import (
 	"bytes"
@@ -20,11 +26,15 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/wikigate/wikigate/gateway"
+	"github.com/wikigate/wikigate/mcp"
 )
 
 // Build returns the document for routes, indented JSON ending in a newline.
 func Build(routes []gateway.RouteDoc) ([]byte, error) {
 	b := builder{schemas: map[string]*jsonschema.Schema{}, names: map[reflect.Type]string{}}
+	if err := b.toolResults(routes); err != nil {
+		return nil, err
+	}
 	paths := map[string]any{"/healthz": healthPath(), "/openapi.json": servedDocumentPath()}
 	for _, rt := range routes {
 		op, err := b.operation(rt)
@@ -64,7 +74,34 @@ func Build(routes []gateway.RouteDoc) ([]byte, error) {
 type builder struct {
 	schemas map[string]*jsonschema.Schema
 	names   map[reflect.Type]string
+	// tools are the MCP result schemas of the Go types the tools' routes
+	// answer: those types' schemas come from there, not from the type.
+	tools map[reflect.Type]*jsonschema.Schema
 }
+
+// toolResults takes the result schema of each tool route
+// (/agent/tools/<tool>) from package mcp, the schemas tools/list shows as
+// outputSchema, so that the two descriptions of one body are one. Every
+// route answering the same Go type (/answer/ask answers ask's) gets it.
+func (b *builder) toolResults(routes []gateway.RouteDoc) error {
+	b.tools = map[reflect.Type]*jsonschema.Schema{}
+	tools := mcp.ToolSchemas()
+	for _, rt := range routes {
+		ts, ok := tools[rt.Tool]
+		if !ok || rt.Path != toolPath+rt.Tool || rt.Response == nil {
+			continue
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(ts.Result, &s); err != nil {
+			return fmt.Errorf("mcp result schema of %s: %w", rt.Tool, err)
+		}
+		b.tools[rt.Response] = &s
+	}
+	return nil
+}
+
+// toolPath is where the Agent Access tools are served over HTTP.
+const toolPath = "/agent/tools/"
 
 // ref names t's schema under components/schemas and returns a reference.
 func (b *builder) ref(t reflect.Type) (map[string]any, error) {
@@ -74,7 +111,10 @@ func (b *builder) ref(t reflect.Type) (map[string]any, error) {
 		if _, taken := b.schemas[name]; taken {
 			return nil, fmt.Errorf("two Go types are named %s", name)
 		}
-		s, err := jsonschema.ForType(t, nil)
+		s, err := b.tools[t], error(nil)
+		if s == nil {
+			s, err = jsonschema.ForType(t, nil)
+		}
 		if err != nil {
 			return nil, err
 		}
