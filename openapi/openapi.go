@@ -54,7 +54,9 @@ func Build(routes []gateway.RouteDoc) ([]byte, error) {
 				"Request bodies are decoded strictly: an unknown, duplicate or case-variant member is 400 invalid_request.",
 			"license": map[string]any{"name": "Apache License 2.0", "identifier": "Apache-2.0"},
 		},
-		"paths": paths,
+		// One gate serves this document; its routes are relative to it.
+		"servers": []any{map[string]any{"url": "/", "description": "The gate that serves this document at /openapi.json."}},
+		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": securitySchemes(),
 			"schemas":         b.schemas,
@@ -278,9 +280,14 @@ func exportedName(t reflect.Type) string {
 	return string(n)
 }
 
+// anonymous is the security of a route that takes no credential: an
+// empty requirement, so the document says so rather than leaving it out.
+var anonymous = []any{map[string]any{}}
+
 func healthPath() map[string]any {
 	return map[string]any{"get": map[string]any{
 		"operationId": "healthz",
+		"security":    anonymous,
 		"summary":     "The gate's health: policy revision and evaluator, backends, stores (no credential).",
 		"responses": map[string]any{
 			"200": map[string]any{"description": "Healthy.", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}},
@@ -294,6 +301,7 @@ func healthPath() map[string]any {
 func servedDocumentPath() map[string]any {
 	return map[string]any{"get": map[string]any{
 		"operationId": "openapi",
+		"security":    anonymous,
 		"summary":     "This document, for the routes this gate serves (no credential).",
 		"responses": map[string]any{
 			"200": map[string]any{"description": "The OpenAPI 3.1 document.", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}},
