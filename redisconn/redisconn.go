@@ -8,7 +8,6 @@
 package redisconn
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -143,9 +142,4 @@ func (c Config) applyTLS(opts *redis.Options) error {
 	}
 	opts.TLSConfig.RootCAs = pool
 	return nil
-}
-
-// Ping is the health probe: one round trip.
-func Ping(ctx context.Context, c redis.UniversalClient) error {
-	return c.Ping(ctx).Err()
 }
