@@ -15,7 +15,9 @@ import (
 // unless they name an exporter. Question and answer text go into spans
 // only with log_questions, as into audit records.
 func (h *Handler) provisionTracing(ctx context.Context) error {
-	tp, err := telemetry.New(ctx, telemetry.Options{RecordText: h.LogQuestions})
+	tp, err := telemetry.New(ctx, telemetry.Options{RecordText: h.LogQuestions, OnError: func(err error) {
+		h.logger.Warn("tracing: the OpenTelemetry SDK failed (spans lost, calls unaffected)", zap.Error(err))
+	}})
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}

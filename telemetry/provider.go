@@ -19,6 +19,7 @@ import (
 	"os"
 	"strings"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -44,6 +45,11 @@ type Options struct {
 	ServiceVersion string
 	// Exporter replaces the exporter the environment names (tests).
 	Exporter sdktrace.SpanExporter
+	// OnError receives the SDK's errors, a failed export above all, which
+	// the SDK otherwise prints with Go's log package on standard error
+	// (caddymodule logs them with zap). The SDK's handler is the process's:
+	// the last configuration loaded sets it.
+	OnError func(error)
 }
 
 // Provider makes the gate's spans and exports them. A nil *Provider is
@@ -84,6 +90,9 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 		resource.WithAttributes(attribute.String("service.name", serviceName(getenv)), attribute.String("service.version", o.ServiceVersion)))
 	if err != nil && res == nil {
 		return nil, fmt.Errorf("tracing: resource: %w", err)
+	}
+	if o.OnError != nil {
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(o.OnError))
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return &Provider{

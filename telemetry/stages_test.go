@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
@@ -112,4 +116,40 @@ func names(spans tracetest.SpanStubs) []string {
 		out[i] = s.Name
 	}
 	return out
+}
+
+// failingExporter refuses every export, as a collector that is down.
+type failingExporter struct{}
+
+func (failingExporter) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error {
+	return errors.New("collector down")
+}
+func (failingExporter) Shutdown(context.Context) error { return nil }
+
+// TestExportErrorsGoToOnError: a failed export reaches Options.OnError
+// (the gate's zap logger), not Go's log on standard error.
+func TestExportErrorsGoToOnError(t *testing.T) {
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "20") // the batch processor's timed export reports its errors
+	got := make(chan error, 4)
+	p, err := New(context.Background(), Options{Exporter: failingExporter{}, OnError: func(err error) {
+		select {
+		case got <- err:
+		default:
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown(context.Background())
+	defer otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
+	_, call := p.StartServer(context.Background(), nil, "POST /agent/tools/ask")
+	call.End()
+	select {
+	case err := <-got:
+		if !strings.Contains(err.Error(), "collector down") {
+			t.Errorf("OnError got %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the failed export never reached OnError")
+	}
 }
