@@ -73,6 +73,18 @@ const messageOverhead = 4
 func EstimateTokens(s string) int {
 	latin, wide := 0, 0
 	for i := 0; i < len(s); {
+		// A prompt is mostly ASCII: eight bytes at a time while it is
+		// (every ASCII byte is Latin, one byte each), runes only past them.
+		if i+8 <= len(s) && asciiWord(s[i:i+8]) {
+			latin += 8
+			i += 8
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			latin++
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		if isWideScript(r) {
@@ -82,6 +94,13 @@ func EstimateTokens(s string) int {
 		}
 	}
 	return wide + (latin+3)/4
+}
+
+// asciiWord: the eight bytes of w are all ASCII.
+func asciiWord(w string) bool {
+	v := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	return v&0x8080808080808080 == 0
 }
 
 func isWideScript(r rune) bool {

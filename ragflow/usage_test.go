@@ -1,8 +1,10 @@
 package ragflow
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A completion that reports its usage (data.usage, as RAGFlow's
@@ -70,6 +72,37 @@ func TestEstimateTokens(t *testing.T) {
 	} {
 		if got := EstimateTokens(tc.text); got != tc.want {
 			t.Errorf("EstimateTokens(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+// estimateTokensByRune is EstimateTokens as it was, one rune at a time:
+// the reference the eight-byte ASCII path must agree with.
+func estimateTokensByRune(s string) int {
+	latin, wide := 0, 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if isWideScript(r) {
+			wide++
+		} else {
+			latin += size
+		}
+	}
+	return wide + (latin+3)/4
+}
+
+func TestEstimateTokensMatchesRuneByRune(t *testing.T) {
+	parts := []string{"a", "memory ", "配置", "é", "\xff", "\xe4\xbd", "カタカナ", "한국어", "0123456789abcdef", " ", "ü.", "\n"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 5000; n++ {
+		var b strings.Builder
+		for k := rng.IntN(40); k > 0; k-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := EstimateTokens(s), estimateTokensByRune(s); got != want {
+			t.Fatalf("EstimateTokens(%q) = %d, rune by rune %d", s, got, want)
 		}
 	}
 }
