@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ragflow"
@@ -187,6 +188,9 @@ func markNoAnswer(s AnswerStats) AnswerStats {
 // HTML-unescaped (G2 escapes empty_response), whitespace-collapsed and
 // compared case-insensitively, final punctuation aside.
 func isEmptyResponse(text string, empties []string) bool {
+	if surelyLongerThanEmpties(text, empties) {
+		return false
+	}
 	t := emptyResponseForm(ragflow.StripMarkers(text))
 	if !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 		return true
@@ -197,6 +201,42 @@ func isEmptyResponse(text string, empties []string) bool {
 		}
 	}
 	return false
+}
+
+// surelyLongerThanEmpties: text keeps more letters, whatever markers and
+// entities isEmptyResponse strips, than any empty-response form has runes,
+// so it says something and equals none of them. A whole answer is read
+// once instead of being stripped, unescaped and re-joined (the common
+// case). Only letters that survive every step are counted: none inside
+// brackets of any kind (every marker is bracketed: [ID:n], 【ID:n】,
+// (ID:n), [n]; a marker's text holds no bracket, so a letter outside all
+// brackets is outside every marker, even one formed by stripping an inner
+// one), none in the run after '&' or '#' (an entity, a ##n$$ marker);
+// blanks and final punctuation hold no letters.
+func surelyLongerThanEmpties(text string, empties []string) bool {
+	most := 0
+	for _, e := range empties {
+		most = max(most, utf8.RuneCountInString(emptyResponseForm(e)))
+	}
+	letters, depth, skipRun := 0, 0, false
+	for _, r := range text {
+		switch {
+		case r == '[' || r == '(' || r == '【' || r == '（':
+			depth++
+		case r == ']' || r == ')' || r == '】' || r == '）':
+			depth = max(depth-1, 0)
+		case r == '&' || r == '#':
+			skipRun = true
+			continue
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if depth == 0 && !skipRun && unicode.IsLetter(r) {
+				letters++
+			}
+			continue
+		}
+		skipRun = false
+	}
+	return letters > most
 }
 
 func emptyResponseForm(s string) string {
