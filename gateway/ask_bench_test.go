@@ -122,7 +122,7 @@ func readBenchFixture(b *testing.B, name string) []byte {
 func drainBody(r *http.Request) { _, _ = io.Copy(io.Discard, r.Body) }
 
 // benchAuth lets every call in as bench run C's agent.
-type benchAuth struct{}
+type benchAuth struct{ noCredentialChecks }
 
 func (benchAuth) AuthenticateAgent(*http.Request) (identity.Principal, error) {
 	return identity.Principal{Type: identity.TypeAgent, ID: "kunora-coding-agent", Credential: identity.CredentialJWT}, nil

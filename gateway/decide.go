@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 
 	"github.com/wikigate/wikigate/audit"
 	"github.com/wikigate/wikigate/backend"
@@ -11,17 +10,6 @@ import (
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/telemetry"
 )
-
-// ToolDecider is the policy's tool gate (policies.Engine.DecideTool): the
-// checks the protocol puts before the body, asked with the caller and the
-// tool only. A Decider without it cannot gate tools, so every call is
-// denied (fail closed).
-type ToolDecider interface {
-	DecideTool(ctx context.Context, in policies.Input) (policies.Decision, error)
-}
-
-// errNoToolGate is the engine failure of a Decider without a tool gate.
-var errNoToolGate = errors.New("the policy engine has no tool gate")
 
 // gateTool asks the policy whether the caller may use the route's tool at all,
 // before the body is read (docs/protocol.md, "Order of checks"): a caller
@@ -34,11 +22,7 @@ func (g *Gateway) gateTool(parent context.Context, rt route, p identity.Principa
 	defer g.endDecision(span, rec)
 	ctx := withLazyDeadline(policies.WithDecisionID(parent, rec.RequestID), g.cfg.DecisionTimeout)
 	defer ctx.release()
-	td, ok := g.deps.Policy.(ToolDecider)
-	if !ok {
-		return g.policyFailure(parent, rec, errNoToolGate)
-	}
-	d, err := td.DecideTool(ctx, policies.Input{
+	d, err := g.deps.Policy.DecideTool(ctx, policies.Input{
 		Endpoint: rt.endpoint,
 		Tool:     rt.tool,
 		Action:   rt.action,

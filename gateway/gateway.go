@@ -28,16 +28,34 @@ import (
 )
 
 // Authenticator verifies the caller's credential (identity.Authenticator).
+// Every method is required: a fake without the credential checks fails to
+// compile instead of getting an MCP door that refuses every session.
 type Authenticator interface {
 	AuthenticateAgent(r *http.Request) (identity.Principal, error)
 	AuthenticateAnswer(r *http.Request) (identity.Principal, error)
+	// CredentialInfo tells when r's credential stops being accepted and
+	// which audiences it names: an MCP session dies with its credential,
+	// and a token for another resource is refused there.
+	CredentialInfo(r *http.Request, p identity.Principal) identity.CredentialInfo
+	// CheckAPIKey reports whether the key with this prefix is still
+	// accepted (not revoked, not expired), for a session's later requests.
+	CheckAPIKey(prefix string) error
 }
 
-// Decider is the policy engine (policies.Engine).
+// Decider is the policy engine (policies.Engine). DecideTool is its tool
+// gate: the checks the protocol puts before the body, asked with the caller
+// and the tool only (docs/protocol.md, "Order of checks").
 type Decider interface {
 	Decide(ctx context.Context, in policies.Input) (policies.Decision, error)
+	DecideTool(ctx context.Context, in policies.Input) (policies.Decision, error)
 	Revision() string
 }
+
+// The production collaborators offer everything the gateway asks of them.
+var (
+	_ Authenticator = (*identity.Authenticator)(nil)
+	_ Decider       = (*policies.Engine)(nil)
+)
 
 // Searcher is the Meilisearch client (meili.Client).
 type Searcher interface {
@@ -74,7 +92,7 @@ type Config struct {
 	// FeedbackLimit is each caller's budget on POST /answer/feedback.
 	FeedbackLimit FeedbackLimit
 	// Site maps a question's page.url to the page's path and version
-	// through the site mapping ingest used (README, One site mapping);
+	// through the site mapping ingest used (docs/ingest.md, One site mapping);
 	// nil maps none, so every page.url keeps the default scope.
 	Site *sitemap.Resolver
 }
@@ -105,7 +123,7 @@ type Deps struct {
 	// Tokens keeps the policy's token budgets (limits with tokens); nil
 	// keeps them in this process (quota.MemoryTokens).
 	Tokens quota.TokenStore
-	// Tracer, when set, traces every call (README, Tracing); nil is off.
+	// Tracer, when set, traces every call (docs/operators.md, Tracing); nil is off.
 	Tracer *telemetry.Provider
 	Logger *zap.Logger
 }

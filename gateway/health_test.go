@@ -52,6 +52,9 @@ type fixedRevision struct{}
 func (fixedRevision) Decide(context.Context, policies.Input) (policies.Decision, error) {
 	return policies.Decision{}, errors.New("not used")
 }
+func (fixedRevision) DecideTool(context.Context, policies.Input) (policies.Decision, error) {
+	return policies.Decision{}, errors.New("not used")
+}
 func (fixedRevision) Revision() string { return "rev" }
 
 // jwksAuth reports JWKS checks like identity.Authenticator.
@@ -63,6 +66,10 @@ func (jwksAuth) AuthenticateAgent(*http.Request) (identity.Principal, error) {
 func (jwksAuth) AuthenticateAnswer(*http.Request) (identity.Principal, error) {
 	return identity.Principal{}, errors.New("not used")
 }
+func (jwksAuth) CredentialInfo(*http.Request, identity.Principal) identity.CredentialInfo {
+	return identity.CredentialInfo{}
+}
+func (jwksAuth) CheckAPIKey(string) error                             { return errors.New("not used") }
 func (a jwksAuth) JWKSChecks() map[string]func(context.Context) error { return a }
 
 func newHealthGateway(t *testing.T, search, rag healthFunc, auth jwksAuth) *Gateway {

@@ -34,14 +34,6 @@ type MCPConfig struct {
 // DefaultMCPListTTL is how long a tools/list stays cacheable by default.
 const DefaultMCPListTTL = 30 * time.Second
 
-// CredentialInspector is the part of identity.Authenticator an MCP session
-// needs: when a credential stops being accepted, and whether an API key
-// still is (a session dies with its credential).
-type CredentialInspector interface {
-	CredentialInfo(r *http.Request, p identity.Principal) identity.CredentialInfo
-	CheckAPIKey(prefix string) error
-}
-
 // MCPGate is the gateway seen from the MCP front door (mcp.Gate). It adds
 // no decision of its own: credentials are read by the tool routes'
 // authenticator, tools/list is the policy's answer for each tool, and
@@ -52,10 +44,7 @@ type MCPGate struct {
 	known knownAgents // agents the policy knows (mcp_auth.go)
 }
 
-var (
-	_ mcp.Gate           = (*MCPGate)(nil)
-	_ mcp.SessionAuditor = (*MCPGate)(nil)
-)
+var _ mcp.Gate = (*MCPGate)(nil)
 
 // MCP returns the gateway's MCP door.
 func (g *Gateway) MCP(cfg MCPConfig) *MCPGate {

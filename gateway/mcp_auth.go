@@ -57,13 +57,9 @@ func (m *MCPGate) authenticate(r *http.Request) (mcp.Caller, error) {
 	if err != nil {
 		return mcp.Caller{}, err
 	}
-	insp, ok := auth.(CredentialInspector)
-	if !ok { // a session could not be bound to its credential's life
-		return mcp.Caller{}, protocol.NewError(protocol.CodeUnauthorized, "this gate cannot inspect credentials for MCP")
-	}
-	c := mcp.Caller{Principal: p, Expires: expiryOf(insp, r, p)}
+	c := mcp.Caller{Principal: p, Expires: expiryOf(auth, r, p)}
 	if p.Credential == identity.CredentialJWT && m.cfg.Resource != "" {
-		info := insp.CredentialInfo(r, p)
+		info := auth.CredentialInfo(r, p)
 		if !slices.Contains(info.Audience, m.cfg.Resource) {
 			return mcp.Caller{Principal: p}, protocol.NewError(protocol.CodeUnauthorized, "token audience is not this resource ("+m.cfg.Resource+")")
 		}
@@ -71,7 +67,7 @@ func (m *MCPGate) authenticate(r *http.Request) (mcp.Caller, error) {
 	}
 	if p.Credential == identity.CredentialAPIKey {
 		prefix := p.KeyID
-		c.Recheck = func(context.Context) error { return insp.CheckAPIKey(prefix) }
+		c.Recheck = func(context.Context) error { return auth.CheckAPIKey(prefix) }
 	}
 	return c, nil
 }
@@ -135,14 +131,14 @@ func (k *knownAgents) add(p identity.Principal, revision string) {
 // only: for a JWT that is a second parse of the token (~4 us, 56 allocs),
 // which sessions and tools/list need and a stateless tools/call does not.
 // The request is dropped once read, so a session keeps no request alive.
-func expiryOf(insp CredentialInspector, r *http.Request, p identity.Principal) func() time.Time {
+func expiryOf(auth Authenticator, r *http.Request, p identity.Principal) func() time.Time {
 	var (
 		once    sync.Once
 		expires time.Time
 	)
 	return func() time.Time {
 		once.Do(func() {
-			expires = insp.CredentialInfo(r, p).Expires
+			expires = auth.CredentialInfo(r, p).Expires
 			r = nil
 		})
 		return expires

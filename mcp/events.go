@@ -24,14 +24,4 @@ type SessionEvent struct {
 	Busy bool
 }
 
-// SessionAuditor is implemented by a Gate that records session events.
-// It is optional so a Gate can start without it; it must not block.
-type SessionAuditor interface {
-	SessionEvent(ev SessionEvent)
-}
-
-func (h *Handler) event(ev SessionEvent) {
-	if a, ok := h.gate.(SessionAuditor); ok {
-		a.SessionEvent(ev)
-	}
-}
+func (h *Handler) event(ev SessionEvent) { h.gate.SessionEvent(ev) }

@@ -32,6 +32,10 @@ type Gate interface {
 	// protocol.ContextPack, the feedback record) or a *protocol.Error; any
 	// other error is reported to the client as internal.
 	Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (any, error)
+
+	// SessionEvent records a session being opened, refused or closed
+	// (tool calls are audited by Call itself). It must not block.
+	SessionEvent(ev SessionEvent)
 }
 
 // Caller is an authenticated MCP caller.
@@ -92,6 +96,6 @@ type CallMeta struct {
 	// Admitted, when set, is called once the call has passed the tool gate,
 	// the decision and the rate limits, before any backend work: until
 	// then the handler holds back the response's start, so that a
-	// rate-limited call can still be answered 429 (README "MCP").
+	// rate-limited call can still be answered 429 (docs/agents.md "MCP").
 	Admitted func()
 }
