@@ -20,6 +20,7 @@ import (
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/mcp"
 	"github.com/wikigate/wikigate/meili"
+	"github.com/wikigate/wikigate/meiliroutes"
 	"github.com/wikigate/wikigate/openapi"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/ragflow"
@@ -165,6 +166,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Auth:   h.auth,
 		Policy: engine,
 		Search: search,
+		Routes: []gateway.RouteSet{meiliroutes.Set()}, // docs search boxes (docs/docs-sites.md)
 		Audit:  audit.NewLogger(h.logger.Named("audit"), h.LogQuestions),
 		Tracer: h.tracer,
 		Logger: h.logger,

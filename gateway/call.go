@@ -52,17 +52,19 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathI
 
 	out, err := g.httpCall(r, reqID, pathID, rt, rec)
 	pe, closed := g.settle(r.Context(), rec, err)
-	switch {
-	case closed:
-	case rt.meili:
-		writeMeiliOutcome(w, r, reqID, out, err, pe)
-	default:
-		writeOutcome(w, r, reqID, out, err, pe)
+	if !closed {
+		writeOutcomeAs(w, r, reqID, rt.errorBody, out, err, pe)
 	}
 }
 
 // writeOutcome answers a settled call in JSON: its result, or its error.
 func writeOutcome(w http.ResponseWriter, r *http.Request, reqID string, out any, err error, pe *protocol.Error) {
+	writeOutcomeAs(w, r, reqID, nil, out, err, pe)
+}
+
+// writeOutcomeAs is writeOutcome with a route set's error body (nil: the
+// protocol's envelope).
+func writeOutcomeAs(w http.ResponseWriter, r *http.Request, reqID string, errorBody func(error, *protocol.Error) any, out any, err error, pe *protocol.Error) {
 	if pe == nil {
 		writeOK(w, out)
 		return
@@ -71,6 +73,10 @@ func writeOutcome(w http.ResponseWriter, r *http.Request, reqID string, out any,
 		// Close rather than let net/http read the unread body first to
 		// reuse the connection: a slow body would hold the answer back.
 		w.Header().Set("Connection", "close")
+	}
+	if errorBody != nil {
+		writeErrorBody(w, pe, errorBody(err, pe))
+		return
 	}
 	writeError(w, reqID, pe)
 }

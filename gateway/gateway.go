@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -123,6 +124,9 @@ type Deps struct {
 	// Tokens keeps the policy's token budgets (limits with tokens); nil
 	// keeps them in this process (quota.MemoryTokens).
 	Tokens quota.TokenStore
+	// Routes are route families served through this pipeline besides the
+	// protocol's (meiliroutes.Set: the Meilisearch-compatible routes).
+	Routes []RouteSet
 	// Tracer, when set, traces every call (docs/operators.md, Tracing); nil is off.
 	Tracer *telemetry.Provider
 	Logger *zap.Logger
@@ -134,9 +138,11 @@ type Gateway struct {
 	deps    Deps
 	openAPI openAPIDoc
 	routes  map[string]route
-	health  healthCache
-	streams *stream.Limiter // open answer streams, per caller and in all
-	replay  *stream.Replay  // recent streams' events, for resuming
+	// setPatterns are the route sets' endpoints with a path parameter.
+	setPatterns []string
+	health      healthCache
+	streams     *stream.Limiter // open answer streams, per caller and in all
+	replay      *stream.Replay  // recent streams' events, for resuming
 	// feedbackLimits is each caller's budget of people's feedback.
 	feedbackLimits *ratelimit.Limiter
 	now            func() time.Time
@@ -184,6 +190,13 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		feedbackLimits: ratelimit.New(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}
 	g.replay = newReplay(cfg.Stream, deps.Logger)
 	g.routes = g.routeTable()
+	for _, set := range deps.Routes {
+		for _, rt := range set.Routes {
+			if strings.Contains(rt.Endpoint, "{") {
+				g.setPatterns = append(g.setPatterns, rt.Endpoint)
+			}
+		}
+	}
 	return g, nil
 }
 

@@ -75,7 +75,7 @@ func (m *MCPGate) Call(ctx context.Context, p identity.Principal, tool string, a
 	rec := m.record(meta.HTTP)
 	rec.Tool = tool
 	rec.MCPSessionID = meta.SessionID
-	rec.JSONRPCID = cutUTF8(meta.RequestID, maxAuditedRPCID)
+	rec.JSONRPCID = CutUTF8(meta.RequestID, maxAuditedRPCID)
 	ctx, span := m.traceCall(ctx, tool, meta, rec)
 	defer g.finishTraced(ctx, span, rec)
 

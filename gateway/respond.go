@@ -131,6 +131,11 @@ func renderedBody(out any) []byte {
 
 // writeError writes the protocol's error envelope.
 func writeError(w http.ResponseWriter, reqID string, e *protocol.Error) {
+	writeErrorBody(w, e, protocol.ErrorBody{Error: protocol.ErrorDetail{Code: e.Code, Message: e.Message, RequestID: reqID}})
+}
+
+// writeErrorBody writes a refusal: e's status and headers, with body.
+func writeErrorBody(w http.ResponseWriter, e *protocol.Error, body any) {
 	if e.Code == protocol.CodeMethodNotAllowed {
 		w.Header().Set("Allow", http.MethodPost)
 	}
@@ -138,7 +143,7 @@ func writeError(w http.ResponseWriter, reqID string, e *protocol.Error) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="wikigate"`)
 	}
 	copyHeader(w.Header(), e.Header)
-	writeJSON(w, e.Status, protocol.ErrorBody{Error: protocol.ErrorDetail{Code: e.Code, Message: e.Message, RequestID: reqID}})
+	writeJSON(w, e.Status, body)
 }
 
 func zapRequestID(id string) zap.Field { return zap.String("request_id", id) }

@@ -17,7 +17,6 @@ type RouteDoc struct {
 	Tool   string // the tool the policy is asked about
 	Write  bool   // a write tool
 	People bool   // an /answer/* route: people (anonymous or SSO) and agents
-	Meili  bool   // Meilisearch-compatible: errors in Meilisearch's shape
 	// Stream: with Accept: text/event-stream the answer is an event stream.
 	Stream bool
 	// Request is the Go type the body is strictly decoded into; nil for GET.
@@ -26,7 +25,7 @@ type RouteDoc struct {
 	// answers an event stream.
 	Response reflect.Type
 	// Error is the Go type of a refusal's body: the protocol's envelope,
-	// or Meilisearch's error shape on the Meilisearch-compatible routes.
+	// or a route set's own shape (RouteSet.ErrorType).
 	Error reflect.Type
 }
 
@@ -35,18 +34,18 @@ func (g *Gateway) RouteDocs() []RouteDoc {
 	docs := make([]RouteDoc, 0, len(g.routes))
 	for _, rt := range g.routes {
 		d := RouteDoc{Path: rt.endpoint, Method: "POST", Tool: rt.tool, Write: rt.action == "write", People: rt.answer,
-			Meili: rt.meili, Response: responseOf(rt)}
+			Response: responseOf(rt)}
 		// A route served outside the pipeline with no JSON answer resumes
 		// an event stream.
 		d.Stream = streamRoutes[rt.endpoint] || (rt.serve != nil && d.Response == nil)
 		d.Error = reflect.TypeFor[protocol.ErrorBody]()
-		if rt.meili {
-			d.Error = reflect.TypeFor[meiliErrorBody]()
+		if rt.errorType != nil {
+			d.Error = rt.errorType
 		}
 		if rt.serve != nil {
 			d.Method = "GET"
 		} else if req, err := rt.decode([]byte("{}")); err == nil {
-			d.Request = reflect.TypeOf(req).Elem()
+			d.Request = requestType(req)
 		}
 		docs = append(docs, d)
 	}
@@ -58,13 +57,10 @@ func (g *Gateway) RouteDocs() []RouteDoc {
 // with another type must be added here; until it is, package openapi's
 // test fails naming the route.
 func responseOf(rt route) reflect.Type {
+	if rt.response != nil {
+		return rt.response
+	}
 	switch rt.endpoint {
-	case meiliIndexPattern:
-		return reflect.TypeFor[meiliResult]()
-	case meiliMultiEndpoint:
-		return reflect.TypeFor[meiliMultiResponse]()
-	case meiliFacetPattern:
-		return reflect.TypeFor[meiliFacetResult]()
 	case "/answer/sessions":
 		return reflect.TypeFor[sessionCreated]()
 	case sessionHistoryPattern:
@@ -86,4 +82,13 @@ func responseOf(rt route) reflect.Type {
 		return reflect.TypeFor[feedbackResponse]()
 	}
 	return nil
+}
+
+// requestType is the Go type a route's body is decoded into (a route set's
+// own, not its wrapper).
+func requestType(req request) reflect.Type {
+	if sr, ok := req.(setRequest); ok {
+		return reflect.TypeOf(sr.Request).Elem()
+	}
+	return reflect.TypeOf(req).Elem()
 }

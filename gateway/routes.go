@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -18,7 +19,6 @@ type route struct {
 	tool     string
 	action   string // read | write
 	answer   bool   // /answer/* routes: humans (anonymous or SSO) and agents
-	meili    bool   // Meilisearch-compatible: errors in Meilisearch's shape
 	decode   func(body []byte) (request, error)
 	// bind, when set, runs after the request is validated and before the
 	// policy decides: session turns load and authorize their session here.
@@ -27,8 +27,11 @@ type route struct {
 	// serve, when set, answers the route outside the POST pipeline
 	// (serveCall): the session history is a GET.
 	serve func(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route)
-	// raw marks handlers that return the response bytes themselves
-	// (idempotent replays must be byte-identical).
+	// errorBody, when set, is a refusal's body in a route set's own shape
+	// (RouteSet.ErrorBody); nil is the protocol's envelope.
+	errorBody func(err error, pe *protocol.Error) any
+	errorType reflect.Type // errorBody's type, for RouteDocs
+	response  reflect.Type // a route set's answer type, for RouteDocs
 }
 
 // request is what every decoded body offers the shared pipeline.
@@ -46,7 +49,7 @@ func (g *Gateway) routeTable() map[string]route {
 		{endpoint: "/agent/tools/get_page", tool: "get_page", action: "read", decode: decodeAs[getPageRequest], run: g.runGetPage},
 		{endpoint: "/answer/search", tool: "search", action: "read", answer: true, decode: decodeAs[searchRequest], run: g.runSearch},
 	}
-	rs = append(rs, g.meiliRoutes()...)
+	rs = append(rs, g.setRoutes()...)
 	if g.deps.Answers != nil {
 		rs = append(rs,
 			route{endpoint: "/agent/tools/ask", tool: "ask", action: "read", decode: decodeAs[askRequest], run: g.runAsk},
@@ -95,16 +98,15 @@ var validSessionID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 const sessionTurnsPattern = "/answer/sessions/{sessionId}/turns"
 
 // match finds the route of a path; for a route with a path parameter (a
-// pattern: the session turn and history routes, the Meilisearch index routes) it also
-// returns the parameter (a session id is validated later, with the
-// session token; an index uid when the call runs).
+// pattern: the session turn and history routes, a route set's patterns) it
+// also returns the parameter (a session id is validated later, with the
+// session token; a route set's when the call runs).
 func (g *Gateway) match(path string) (route, string, bool) {
 	if rt, ok := g.routes[path]; ok && !strings.Contains(rt.endpoint, "{") {
 		return rt, "", true
 	}
-	if pattern, uid, ok := matchMeiliIndex(path); ok {
-		rt, known := g.routes[pattern]
-		return rt, uid, known
+	if rt, id, ok := g.matchSet(path); ok {
+		return rt, id, true
 	}
 	if id, ok := strings.CutPrefix(path, streamResumePrefix); ok && id != "" && !strings.Contains(id, "/") {
 		rt, known := g.routes[streamResumePattern]
@@ -133,21 +135,13 @@ func (g *Gateway) serveUnknown(w http.ResponseWriter, r *http.Request, reqID str
 	rec := audit.New(reqID, unknownEndpoint(r.URL.Path), g.now())
 	rec.ClientRequestID = clientRequestID(r)
 	defer g.finish(rec)
-	if underMeiliPrefix(r.URL.Path) {
-		// A Meilisearch client reads Meilisearch's error shape; it gets
-		// the routes this prefix serves instead of a bare "not found".
-		pe := protocol.NewError(protocol.CodeNotFound, "this gate serves only POST /indexes/{indexUid}/search, /indexes/{indexUid}/facet-search and /multi-search under /answer/meilisearch")
+	if pe, ok := g.unknownInSet(w, r.URL.Path); ok {
 		rec.Fail(pe)
-		writeMeiliError(w, pe, pe)
 		return
 	}
 	pe := protocol.NewError(protocol.CodeNotFound, "no such route: see the protocol's /answer/* and /agent/tools/* routes")
 	rec.Fail(pe)
 	writeError(w, reqID, pe)
-}
-
-func underMeiliPrefix(path string) bool {
-	return strings.HasPrefix(path, meiliPrefix) || path == strings.TrimSuffix(meiliPrefix, "/")
 }
 
 // maxAuditedPath bounds the caller-chosen path an unknown route is audited
@@ -156,11 +150,11 @@ const maxAuditedPath = 256
 
 // unknownEndpoint is the path as the caller sent it, valid UTF-8 and cut to
 // maxAuditedPath bytes.
-func unknownEndpoint(path string) string { return cutUTF8(path, maxAuditedPath) }
+func unknownEndpoint(path string) string { return CutUTF8(path, maxAuditedPath) }
 
-// cutUTF8 is s as valid UTF-8, cut to at most max bytes on a rune boundary
+// CutUTF8 is s as valid UTF-8, cut to at most max bytes on a rune boundary
 // (with an ellipsis when cut), so caller-chosen text stays small in logs.
-func cutUTF8(s string, max int) string {
+func CutUTF8(s string, max int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= max {
 		return s

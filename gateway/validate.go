@@ -16,7 +16,7 @@ import (
 // names the caller sent.
 func validateStandard(std *protocol.Standard, needQuestion bool) error {
 	std.Question = strings.TrimSpace(std.Question)
-	if err := checkQuestion(std.Question, needQuestion); err != nil {
+	if err := CheckQuestion(std.Question, needQuestion); err != nil {
 		return err
 	}
 	if std.Caller != nil && std.Caller.Type != "" && std.Caller.Type != "agent" && std.Caller.Type != "human" {
@@ -33,7 +33,9 @@ func validateStandard(std *protocol.Standard, needQuestion bool) error {
 	return normalizePage(std.Page)
 }
 
-func checkQuestion(q string, required bool) error {
+// CheckQuestion checks a question's encoding and length (and presence when
+// required), as every route that takes one does.
+func CheckQuestion(q string, required bool) error {
 	if q == "" {
 		if required {
 			return invalid("question is required and must not be empty")
@@ -79,7 +81,7 @@ func normalizePage(p *protocol.PageRef) error {
 }
 
 // resolvePage maps a valid page.url to the page's repository path and docs
-// version through the site mapping ingest used (README, One site mapping),
+// version through the site mapping ingest used (docs/ingest.md, One site mapping),
 // so a question asked on any URL ingest stored is scoped to that page's
 // project, version and section. A URL the mapping cannot place (outside
 // url.base, or no mapping configured) leaves the page without a path:

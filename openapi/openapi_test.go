@@ -11,6 +11,7 @@ import (
 
 	"github.com/wikigate/wikigate/feedback"
 	"github.com/wikigate/wikigate/gateway"
+	"github.com/wikigate/wikigate/meiliroutes"
 	"github.com/wikigate/wikigate/sessions"
 )
 
@@ -37,6 +38,7 @@ func everyRoute(t *testing.T) []gateway.RouteDoc {
 	g, err := gateway.New(gateway.Config{}, gateway.Deps{
 		Auth: nopAuth{}, Policy: nopPolicy{}, Search: nopSearch{},
 		Answers: nopAnswers{}, Sessions: nopSessions{}, Feedback: nopFeedback{},
+		Routes: []gateway.RouteSet{meiliroutes.Set()},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package gateway
+package meiliroutes
 
 import (
 	"github.com/wikigate/wikigate/meili"
@@ -94,7 +94,10 @@ func hitField(h meili.Hit, name string) any {
 	case "status":
 		return h.Status
 	case "headings":
-		return nonNil(h.Headings)
+		if h.Headings == nil {
+			return []string{}
+		}
+		return h.Headings
 	}
 	return h.Content
 }

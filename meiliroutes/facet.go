@@ -1,4 +1,4 @@
-package gateway
+package meiliroutes
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
@@ -33,16 +34,15 @@ type meiliFacetRequest struct {
 	std                  protocol.Standard
 }
 
-func (r *meiliFacetRequest) standard() *protocol.Standard { return &r.std }
-func (r *meiliFacetRequest) pages() []string              { return nil }
+func (r *meiliFacetRequest) Standard() *protocol.Standard { return &r.std }
 
-func (r *meiliFacetRequest) validate() error {
+func (r *meiliFacetRequest) Validate() error {
 	if r.FacetName == nil {
 		return meiliCoded(invalid("Missing field `facetName`"), "missing_facet_search_facet_name")
 	}
 	if !slices.Contains(meiliFacets, *r.FacetName) {
 		msg := fmt.Sprintf("Attribute `%s` is not facet-searchable. Available facet-searchable attributes are: `%s`.",
-			cutUTF8(*r.FacetName, 64), strings.Join(meiliFacets, "`, `"))
+			gateway.CutUTF8(*r.FacetName, 64), strings.Join(meiliFacets, "`, `"))
 		return meiliCoded(invalid(msg), "invalid_facet_search_facet_name")
 	}
 	if q := r.FacetQuery; q != nil && (!utf8.ValidString(*q) || len(*q) > maxMeiliFacetQuery) {
@@ -70,29 +70,29 @@ type meiliFacetHit struct {
 // decided filter (ANDed with the caller's, as on every search route),
 // keeps the counts the scope admits (scopedFacets, as on search) and
 // offers those whose value starts with facetQuery.
-func (g *Gateway) runMeiliFacetSearch(ctx context.Context, c *call) (any, error) {
-	if _, ok := g.viewOf(c, c.pathID); !ok {
-		return nil, indexNotFound(c.pathID, -1)
+func runMeiliFacetSearch(ctx context.Context, c *gateway.Call) (any, error) {
+	if _, ok := viewOf(c.Index(), c.PathID()); !ok {
+		return nil, indexNotFound(c.PathID(), -1)
 	}
-	req := c.req.(*meiliFacetRequest)
+	req := c.Request().(*meiliFacetRequest)
 	name := *req.FacetName
 	p := meili.SearchParams{
 		Query:  req.question(),
-		Filter: meili.And(meili.Filter(c.decision.Scope), req.filter),
+		Filter: meili.And(meili.Filter(c.Scope()), req.filter),
 		// The gate's client cannot send limit 0 (its default); one hit is
 		// asked for and not shown. The counts are the same.
 		Limit:                1,
 		AttributesToRetrieve: []string{"id", "path", "project", "version", "status"},
 		Facets:               []string{name},
 	}
-	resp, err := g.search(ctx, c, p)
+	resp, err := c.Search(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope)
-	c.rec.Dropped += dropped
+	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.Scope())
+	c.Dropped(dropped)
 	b := facetBounds{kept: kept, countHits: countHits(p, len(resp.Hits), dropped), total: max(resp.Total()-dropped, len(kept))}
-	dist := scopedFacets([]string{name}, resp.FacetDistribution, c.decision.Scope, b)
+	dist := scopedFacets([]string{name}, resp.FacetDistribution, c.Scope(), b)
 	hits := facetHits(dist[name], derefS(req.FacetQuery))
 	return meiliFacetResult{FacetHits: hits, FacetQuery: req.FacetQuery, ProcessingTimeMs: resp.ProcessingTimeMs}, nil
 }

@@ -1,4 +1,4 @@
-package gateway
+package meiliroutes
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/protocol"
 )
@@ -29,8 +30,8 @@ type meiliQuery struct {
 	HighlightPostTag      *string  `json:"highlightPostTag"`
 	Filter                any      `json:"filter"`
 	Facets                []string `json:"facets"`
-	// Sent by current meilisearch-js and instant-meilisearch (README,
-	// People's search and feedback: accepted search parameters).
+	// Sent by current meilisearch-js and instant-meilisearch (docs/docs-sites.md,
+	// Search boxes: accepted search parameters).
 	Sort                  []string `json:"sort"`
 	MatchingStrategy      *string  `json:"matchingStrategy"`
 	ShowRankingScore      *bool    `json:"showRankingScore"`
@@ -86,7 +87,7 @@ func (q *meiliQuery) question() string {
 
 // validate checks the numbers, names and tags, and parses the filter.
 func (q *meiliQuery) validate() error {
-	if err := checkQuestion(q.question(), false); err != nil {
+	if err := gateway.CheckQuestion(q.question(), false); err != nil {
 		return err
 	}
 	checks := []error{
@@ -147,7 +148,7 @@ func facetNames(vs []string) error {
 	for _, v := range vs {
 		if !slices.Contains(meiliFacets, v) {
 			msg := fmt.Sprintf("Invalid facet distribution, attribute `%s` is not filterable. The available filterable attributes are `%s`.",
-				cutUTF8(v, 64), strings.Join(meiliFacets, ", "))
+				gateway.CutUTF8(v, 64), strings.Join(meiliFacets, ", "))
 			return meiliCoded(invalid(msg), "invalid_search_facets")
 		}
 	}
@@ -166,13 +167,13 @@ func sortNames(exprs []string) error {
 	for _, e := range exprs {
 		name, dir, _ := cutLast(e, ":")
 		if dir != "asc" && dir != "desc" {
-			msg := fmt.Sprintf("Invalid syntax for the sort parameter: expected expression ending by `:asc` or `:desc`, found `%s`.", cutUTF8(e, 64))
+			msg := fmt.Sprintf("Invalid syntax for the sort parameter: expected expression ending by `:asc` or `:desc`, found `%s`.", gateway.CutUTF8(e, 64))
 			return meiliCoded(invalid(msg), "invalid_search_sort")
 		}
 		if !slices.Contains(meiliSortable, name) {
-			msg := fmt.Sprintf("Attribute `%s` is not sortable. This index does not have configured sortable attributes.", cutUTF8(name, 64))
+			msg := fmt.Sprintf("Attribute `%s` is not sortable. This index does not have configured sortable attributes.", gateway.CutUTF8(name, 64))
 			if len(meiliSortable) > 0 {
-				msg = fmt.Sprintf("Attribute `%s` is not sortable. Available sortable attributes are: `%s`.", cutUTF8(name, 64), strings.Join(meiliSortable, ", "))
+				msg = fmt.Sprintf("Attribute `%s` is not sortable. Available sortable attributes are: `%s`.", gateway.CutUTF8(name, 64), strings.Join(meiliSortable, ", "))
 			}
 			return meiliCoded(invalid(msg), "invalid_search_sort")
 		}
@@ -193,7 +194,7 @@ var meiliMatchingStrategies = []string{"last", "all", "frequency"}
 
 func matchingStrategy(v *string) error {
 	if v != nil && !slices.Contains(meiliMatchingStrategies, *v) {
-		msg := fmt.Sprintf("Unknown value `%s` at `.matchingStrategy`: expected one of `last`, `all`, `frequency`", cutUTF8(*v, 64))
+		msg := fmt.Sprintf("Unknown value `%s` at `.matchingStrategy`: expected one of `last`, `all`, `frequency`", gateway.CutUTF8(*v, 64))
 		return meiliCoded(invalid(msg), "invalid_search_matching_strategy")
 	}
 	return nil
@@ -213,10 +214,9 @@ type meiliSearchRequest struct {
 	std protocol.Standard
 }
 
-func (r *meiliSearchRequest) standard() *protocol.Standard { return &r.std }
-func (r *meiliSearchRequest) pages() []string              { return nil }
+func (r *meiliSearchRequest) Standard() *protocol.Standard { return &r.std }
 
-func (r *meiliSearchRequest) validate() error {
+func (r *meiliSearchRequest) Validate() error {
 	r.std.Question = r.question()
 	return r.meiliQuery.validate()
 }
@@ -234,11 +234,10 @@ type meiliMultiRequest struct {
 	std     protocol.Standard
 }
 
-func (r *meiliMultiRequest) standard() *protocol.Standard { return &r.std }
-func (r *meiliMultiRequest) pages() []string              { return nil }
+func (r *meiliMultiRequest) Standard() *protocol.Standard { return &r.std }
 
-// validate checks every query; the audit keeps the first query's text.
-func (r *meiliMultiRequest) validate() error {
+// Validate checks every query; the audit keeps the first query's text.
+func (r *meiliMultiRequest) Validate() error {
 	if r.Queries == nil {
 		return invalid("Missing field `queries`")
 	}
@@ -275,11 +274,12 @@ func inQuery(i int, err error) error {
 // fields when the caller sent one these routes do not take.
 func decodeMeili[T any, P interface {
 	*T
-	request
-}](body []byte) (request, error) {
-	req, err := decodeAs[T, P](body)
+	gateway.Request
+}](body []byte) (gateway.Request, error) {
+	p := P(new(T))
+	err := protocol.Decode(body, p)
 	if err == nil {
-		return req, nil
+		return p, nil
 	}
 	pe := protocol.AsError(err)
 	if strings.Contains(pe.Message, "unknown field") {

@@ -1,4 +1,4 @@
-package gateway
+package meiliroutes
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 
 // meiliView is what an index uid of the Meilisearch-compatible routes
 // serves: the page index's own documents, or the same pages as the records
-// meilisearch/docs-scraper writes (README, People's search and feedback:
+// meilisearch/docs-scraper writes (docs/docs-sites.md, Search boxes:
 // docs search bars), which docs search bars such as meilisearch-docsearch
 // and docs-searchbar.js read. Both search the one page index with the
 // decided filter; the view only shapes the in-scope hits.
@@ -25,12 +25,13 @@ const (
 // this ("wiki_pages-docs").
 const docsIndexSuffix = "-docs"
 
-// viewOf is the view an index uid names, false for any other uid.
-func (g *Gateway) viewOf(c *call, uid string) (meiliView, bool) {
+// viewOf is the view an index uid names, false for any other uid: index
+// is the gate's own (gateway.Call.Index).
+func viewOf(index, uid string) (meiliView, bool) {
 	switch uid {
-	case g.indexUID(c):
+	case index:
 		return pageView, true
-	case g.indexUID(c) + docsIndexSuffix:
+	case index + docsIndexSuffix:
 		return docsView, true
 	}
 	return pageView, false

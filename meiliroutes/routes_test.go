@@ -1,4 +1,4 @@
-package gateway
+package meiliroutes
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wikigate/wikigate/gateway"
+	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/protocol"
 )
@@ -46,14 +48,14 @@ func TestMeiliQueryValidation(t *testing.T) {
 	for body, want := range bad {
 		req, err := decodeMeili[meiliSearchRequest]([]byte(body))
 		if err == nil {
-			err = req.validate()
+			err = req.Validate()
 		}
 		if err == nil || !strings.Contains(protocol.AsError(err).Message, want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
 		}
 	}
 	req, _ := decodeMeili[meiliSearchRequest]([]byte(`{"q":" memory ","filter":["status = working"],"limit":5}`))
-	if err := req.validate(); err != nil {
+	if err := req.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	r := req.(*meiliSearchRequest)
@@ -71,7 +73,7 @@ func TestMeiliMultiValidationNamesTheQuery(t *testing.T) {
 	for body, want := range cases {
 		req, err := decodeMeili[meiliMultiRequest]([]byte(body))
 		if err == nil {
-			err = req.validate()
+			err = req.Validate()
 		}
 		if err == nil || !strings.Contains(protocol.AsError(err).Message, want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
@@ -168,17 +170,57 @@ func TestMeiliErrorShape(t *testing.T) {
 		{protocol.NewError(protocol.CodeSearchUnavailable, "down"), 503, "search_unavailable", "system"},
 	}
 	for _, c := range cases {
-		w := httptest.NewRecorder()
-		writeMeiliOutcome(w, httptest.NewRequest(http.MethodPost, "/", nil), "rid", nil, c.err, protocol.AsError(c.err))
+		pe := protocol.AsError(c.err)
+		raw, _ := json.Marshal(errorBody(c.err, pe))
 		var body map[string]string
-		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+		if err := json.Unmarshal(raw, &body); err != nil {
 			t.Fatal(err)
 		}
-		if w.Code != c.status || body["code"] != c.code || body["type"] != c.typ || body["link"] != meiliErrorLink || body["message"] == "" {
-			t.Errorf("%v: %d %v", c.err, w.Code, body)
+		if pe.Status != c.status || body["code"] != c.code || body["type"] != c.typ || body["link"] != meiliErrorLink || body["message"] == "" {
+			t.Errorf("%v: %d %v", c.err, pe.Status, body)
 		}
 	}
 	if !errors.As(indexNotFound("x", -1), new(*protocol.Error)) {
 		t.Fatal("index_not_found is not audited as a protocol error")
+	}
+}
+
+// noCredential refuses every caller, as authenticated-read refuses a
+// reader without a token.
+type noCredential struct{ anonymousAuth }
+
+func (noCredential) AuthenticateAnswer(*http.Request) (identity.Principal, error) {
+	return identity.Principal{}, protocol.NewError(protocol.CodeUnauthorized, "missing credential")
+}
+
+// Through the gateway, a refusal on these routes has the protocol's status
+// and headers with Meilisearch's body, and a path under the prefix that is
+// no route is Meilisearch's 404 naming the routes served.
+func TestRefusalsThroughTheGateway(t *testing.T) {
+	g, err := gateway.New(gateway.Config{}, gateway.Deps{Auth: noCredential{}, Policy: scopePolicy{}, Search: &countingSearch{},
+		Routes: []gateway.RouteSet{Set()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		method, path string
+		status       int
+		code, header string
+	}{
+		{http.MethodPost, "/answer/meilisearch/indexes/wiki_pages/search", 401, "invalid_api_key", "WWW-Authenticate"},
+		{http.MethodGet, "/answer/meilisearch/multi-search", 405, "method_not_allowed", "Allow"},
+		{http.MethodPost, "/answer/meilisearch/indexes/wiki_pages/documents", 404, "not_found", ""},
+		{http.MethodPost, "/answer/meilisearch", 404, "not_found", ""},
+	}
+	for _, c := range cases {
+		w := httptest.NewRecorder()
+		g.ServeHTTP(w, httptest.NewRequest(c.method, c.path, strings.NewReader(`{}`)))
+		var body meiliErrorBody
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatalf("%s %s: %v (%s)", c.method, c.path, err, w.Body)
+		}
+		if w.Code != c.status || body.Code != c.code || body.Link != meiliErrorLink || (c.header != "" && w.Header().Get(c.header) == "") {
+			t.Errorf("%s %s: %d %+v %v", c.method, c.path, w.Code, body, w.Header())
+		}
 	}
 }

@@ -1,8 +1,9 @@
-package gateway
+package meiliroutes
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/policies"
@@ -162,12 +164,33 @@ func (s *lyingSearch) Search(_ context.Context, p meili.SearchParams) (*meili.Se
 
 func (s *lyingSearch) Health(context.Context) error { return nil }
 
-// anonymousAuth is a public reader on the answer routes.
-type anonymousAuth struct{ agentAuth }
+// anonymousAuth is a public reader on the answer routes; it takes no
+// agent credential.
+type anonymousAuth struct{}
 
 func (anonymousAuth) AuthenticateAnswer(*http.Request) (identity.Principal, error) {
 	return identity.Principal{Type: identity.TypeHuman, Credential: identity.CredentialAnonymous, Anonymous: true}, nil
 }
+
+func (anonymousAuth) AuthenticateAgent(*http.Request) (identity.Principal, error) {
+	return identity.Principal{}, errors.New("not used")
+}
+
+func (anonymousAuth) CredentialInfo(*http.Request, identity.Principal) identity.CredentialInfo {
+	return identity.CredentialInfo{}
+}
+
+func (anonymousAuth) CheckAPIKey(string) error { return errors.New("not used") }
+
+// countingSearch counts the calls that reached the backend.
+type countingSearch struct{ calls int }
+
+func (s *countingSearch) Search(context.Context, meili.SearchParams) (*meili.SearchResponse, error) {
+	s.calls++
+	return &meili.SearchResponse{}, nil
+}
+
+func (s *countingSearch) Health(context.Context) error { return nil }
 
 // scopePolicy allows every call inside one scope.
 type scopePolicy struct{ eff protocol.Scope }
@@ -182,8 +205,9 @@ func (scopePolicy) Revision() string { return "r" }
 
 // meiliPoster posts to the Meilisearch-compatible routes of a gate whose
 // backend is search, for an anonymous reader inside eff.
-func meiliPoster(t *testing.T, search Searcher, eff protocol.Scope) func(path, body string) (int, string) {
-	g, err := New(Config{}, Deps{Auth: anonymousAuth{}, Policy: scopePolicy{eff: eff}, Search: search})
+func meiliPoster(t *testing.T, search gateway.Searcher, eff protocol.Scope) func(path, body string) (int, string) {
+	g, err := gateway.New(gateway.Config{}, gateway.Deps{Auth: anonymousAuth{}, Policy: scopePolicy{eff: eff}, Search: search,
+		Routes: []gateway.RouteSet{Set()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +240,7 @@ func TestMeiliSearchFacetsOfALyingBackend(t *testing.T) {
 	}}
 	const facets = `"facets":["status","project","version"]`
 	cases := []struct {
-		search     Searcher
+		search     gateway.Searcher
 		body, want string
 	}{
 		// a full page (4 of 4 asked) with 3 hidden hits: the kept hit's counts; the total 60-3

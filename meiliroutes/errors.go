@@ -1,4 +1,4 @@
-package gateway
+package meiliroutes
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 )
 
 // meiliErrorLink is the link of every error on the Meilisearch-compatible
-// routes: the README section that says what they accept.
-const meiliErrorLink = "https://github.com/wikigate/wikigate#peoples-search-and-feedback"
+// routes: the docs section that says what they accept.
+const meiliErrorLink = "https://github.com/wikigate/wikigate/blob/main/docs/docs-sites.md#search-boxes"
 
 // meiliErrorBody is Meilisearch's error shape (docs/backends.md, "Meilisearch
 // wire details"): its clients (meilisearch-js's MeiliSearchApiError,
@@ -65,26 +65,11 @@ func meiliType(status int) string {
 	return "invalid_request"
 }
 
-// writeMeiliOutcome is writeOutcome for the Meilisearch-compatible routes:
-// the same statuses and headers, errors in Meilisearch's shape.
-func writeMeiliOutcome(w http.ResponseWriter, r *http.Request, reqID string, out any, err error, pe *protocol.Error) {
-	if pe == nil {
-		writeOK(w, out)
-		return
-	}
-	if errors.As(err, new(refusedBeforeBody)) && r.ContentLength != 0 {
-		w.Header().Set("Connection", "close")
-	}
-	writeMeiliError(w, err, pe)
+// errorBody is a refusal as a Meilisearch client reads it; the gateway
+// sends it with the protocol's status and headers.
+func errorBody(err error, pe *protocol.Error) any {
+	return meiliErrorBody{Message: pe.Message, Code: meiliCode(err, pe), Type: meiliType(pe.Status), Link: meiliErrorLink}
 }
 
-func writeMeiliError(w http.ResponseWriter, err error, pe *protocol.Error) {
-	switch pe.Code {
-	case protocol.CodeMethodNotAllowed:
-		w.Header().Set("Allow", http.MethodPost)
-	case protocol.CodeUnauthorized:
-		w.Header().Set("WWW-Authenticate", `Bearer realm="wikigate"`)
-	}
-	copyHeader(w.Header(), pe.Header)
-	writeJSON(w, pe.Status, meiliErrorBody{Message: pe.Message, Code: meiliCode(err, pe), Type: meiliType(pe.Status), Link: meiliErrorLink})
-}
+// invalid is the protocol's invalid_request (400) with msg.
+func invalid(msg string) error { return protocol.NewError(protocol.CodeInvalidRequest, msg) }

@@ -1,4 +1,4 @@
-package gateway
+package meiliroutes
 
 import (
 	"context"
@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
+	"reflect"
 )
 
 // The Meilisearch-compatible routes: a docs site's search box (the
@@ -22,59 +24,43 @@ const (
 	meiliIndexPattern  = meiliPrefix + "indexes/{indexUid}/search"
 )
 
-// meiliRoutes are the three routes, people's and agents' alike
-// (/answer/*), all the search tool: the facet search is a search too.
-func (g *Gateway) meiliRoutes() []route {
-	return []route{
-		{endpoint: meiliIndexPattern, tool: "search", action: "read", answer: true, meili: true,
-			decode: decodeMeili[meiliSearchRequest], run: g.runMeiliSearch},
-		{endpoint: meiliMultiEndpoint, tool: "search", action: "read", answer: true, meili: true,
-			decode: decodeMeili[meiliMultiRequest], run: g.runMeiliMulti},
-		{endpoint: meiliFacetPattern, tool: "search", action: "read", answer: true, meili: true,
-			decode: decodeMeili[meiliFacetRequest], run: g.runMeiliFacetSearch},
+// Set is the three routes, people's and agents' alike (/answer/*), all the
+// search tool (the facet search is a search too), for gateway.Deps.Routes.
+// A path under the prefix that is none of them gets Meilisearch's error
+// shape naming the routes it serves, not a bare "not found".
+func Set() gateway.RouteSet {
+	return gateway.RouteSet{
+		Prefix:    meiliPrefix,
+		NotFound:  "this gate serves only POST /indexes/{indexUid}/search, /indexes/{indexUid}/facet-search and /multi-search under /answer/meilisearch",
+		ErrorBody: errorBody,
+		ErrorType: reflect.TypeFor[meiliErrorBody](),
+		Routes: []gateway.Route{
+			searchRoute(meiliIndexPattern, decodeMeili[meiliSearchRequest], runMeiliSearch, reflect.TypeFor[meiliResult]()),
+			searchRoute(meiliMultiEndpoint, decodeMeili[meiliMultiRequest], runMeiliMulti, reflect.TypeFor[meiliMultiResponse]()),
+			searchRoute(meiliFacetPattern, decodeMeili[meiliFacetRequest], runMeiliFacetSearch, reflect.TypeFor[meiliFacetResult]()),
+		},
 	}
 }
 
-// meiliIndexRoutes are the routes under indexes/{indexUid}/, by the last
-// segment of their path.
-var meiliIndexRoutes = map[string]string{"search": meiliIndexPattern, "facet-search": meiliFacetPattern}
-
-// matchMeiliIndex finds /answer/meilisearch/indexes/{indexUid}/search or
-// …/facet-search: the route's pattern and the uid (checked against the
-// gate's index when the call runs).
-func matchMeiliIndex(path string) (pattern, uid string, ok bool) {
-	rest, ok := strings.CutPrefix(path, meiliPrefix+"indexes/")
-	if !ok {
-		return "", "", false
-	}
-	uid, last, ok := strings.Cut(rest, "/")
-	pattern, known := meiliIndexRoutes[last]
-	return pattern, uid, ok && known && uid != ""
-}
-
-// indexUID is the one index callers may name: the gate's own.
-func (g *Gateway) indexUID(c *call) string {
-	if g.cfg.SearchIndex != "" {
-		return g.cfg.SearchIndex
-	}
-	return c.decision.Index
+func searchRoute(endpoint string, decode func([]byte) (gateway.Request, error), run func(context.Context, *gateway.Call) (any, error), response reflect.Type) gateway.Route {
+	return gateway.Route{Endpoint: endpoint, Tool: "search", Action: "read", Answer: true, Decode: decode, Run: run, Response: response}
 }
 
 func indexNotFound(uid string, inMulti int) error {
-	msg := fmt.Sprintf("Index `%s` not found.", cutUTF8(uid, 64))
+	msg := fmt.Sprintf("Index `%s` not found.", gateway.CutUTF8(uid, 64))
 	if inMulti < 0 {
 		return meiliCoded(protocol.NewError(protocol.CodeNotFound, msg), "index_not_found")
 	}
 	return meiliCoded(invalid(fmt.Sprintf("Inside `.queries[%d]`: %s", inMulti, msg)), "index_not_found")
 }
 
-func (g *Gateway) runMeiliSearch(ctx context.Context, c *call) (any, error) {
-	view, ok := g.viewOf(c, c.pathID)
+func runMeiliSearch(ctx context.Context, c *gateway.Call) (any, error) {
+	view, ok := viewOf(c.Index(), c.PathID())
 	if !ok {
-		return nil, indexNotFound(c.pathID, -1)
+		return nil, indexNotFound(c.PathID(), -1)
 	}
-	req := c.req.(*meiliSearchRequest)
-	return g.meiliSearch(ctx, c, &req.meiliQuery, view)
+	req := c.Request().(*meiliSearchRequest)
+	return meiliSearch(ctx, c, &req.meiliQuery, view)
 }
 
 // meiliMultiResponse is a non-federated multi-search answer.
@@ -85,11 +71,11 @@ type meiliMultiResponse struct {
 // runMeiliMulti checks every query's index before searching any, then runs
 // them in order: the whole request fails on the first error, as
 // Meilisearch's does.
-func (g *Gateway) runMeiliMulti(ctx context.Context, c *call) (any, error) {
-	qs := *c.req.(*meiliMultiRequest).Queries
+func runMeiliMulti(ctx context.Context, c *gateway.Call) (any, error) {
+	qs := *c.Request().(*meiliMultiRequest).Queries
 	views := make([]meiliView, len(qs))
 	for i, q := range qs {
-		view, ok := g.viewOf(c, *q.IndexUID)
+		view, ok := viewOf(c.Index(), *q.IndexUID)
 		if !ok {
 			return nil, indexNotFound(*q.IndexUID, i)
 		}
@@ -97,7 +83,7 @@ func (g *Gateway) runMeiliMulti(ctx context.Context, c *call) (any, error) {
 	}
 	out := meiliMultiResponse{Results: make([]meiliResult, 0, len(qs))}
 	for i := range qs {
-		res, err := g.meiliSearch(ctx, c, &qs[i].meiliQuery, views[i])
+		res, err := meiliSearch(ctx, c, &qs[i].meiliQuery, views[i])
 		if err != nil {
 			return nil, err
 		}
@@ -109,20 +95,20 @@ func (g *Gateway) runMeiliMulti(ctx context.Context, c *call) (any, error) {
 
 // meiliSearch runs one query inside the decided scope and answers
 // Meilisearch's response shape with the in-scope hits only.
-func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery, view meiliView) (meiliResult, error) {
+func meiliSearch(ctx context.Context, c *gateway.Call, q *meiliQuery, view meiliView) (meiliResult, error) {
 	shown := retrievedAttributes(q.AttributesToRetrieve, view.attributes())
-	p := meiliParams(q, c.decision.Scope, view.backendAttributes(shown))
+	p := meiliParams(q, c.Scope(), view.backendAttributes(shown))
 	if view == docsView {
 		// The gate builds, highlights and crops the records itself.
 		p.AttributesToHighlight, p.AttributesToCrop = nil, nil
 		p.CropLength, p.CropMarker, p.HighlightPreTag, p.HighlightPostTag = 0, "", "", ""
 	}
-	resp, err := g.search(ctx, c, p)
+	resp, err := c.Search(ctx, p)
 	if err != nil {
 		return meiliResult{}, err
 	}
-	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.decision.Scope, derefS(q.HighlightPreTag), derefS(q.HighlightPostTag))
-	c.rec.Dropped += dropped
+	kept, dropped := normalizer.MeiliHitsInScope(resp.Hits, c.Scope(), derefS(q.HighlightPreTag), derefS(q.HighlightPostTag))
+	c.Dropped(dropped)
 	complete := completeAnswer(p, len(resp.Hits))
 	if complete {
 		// Every match is in hand: the totals are what the gate holds,
@@ -148,7 +134,7 @@ func (g *Gateway) meiliSearch(ctx context.Context, c *call, q *meiliQuery, view 
 	res := meiliResultOf(q, resp, hits, dropped)
 	if len(q.Facets) > 0 {
 		b := facetBounds{kept: kept, countHits: countHits(p, len(resp.Hits), dropped), total: meiliShownTotal(res)}
-		res.FacetDistribution = scopedFacets(q.Facets, resp.FacetDistribution, c.decision.Scope, b)
+		res.FacetDistribution = scopedFacets(q.Facets, resp.FacetDistribution, c.Scope(), b)
 		res.FacetStats = &meiliFacetStats{}
 	}
 	return res, nil
