@@ -1,9 +1,9 @@
 package mcp
 
 import (
-	"unicode/utf8"
-
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wikigate/wikigate/internal/jsonscan"
 )
 
 // scanFast reads body as a fast-path request in one pass, without
@@ -33,7 +33,7 @@ import (
 // withMeta says whether params may carry _meta (the stateless revision)
 // or must not (a call on a 2025-* session).
 func scanFast(body []byte, withMeta bool) (*fastRequest, bool) {
-	s := scanner{b: body}
+	s := scanner{jsonscan.Cursor{Buf: body}}
 	d := new(fastDecoded)
 	req := &d.req
 	var seen uint8
@@ -50,7 +50,7 @@ func scanFast(body []byte, withMeta bool) (*fastRequest, bool) {
 		}
 		return false
 	})
-	if !ok || !s.end() || seen != 15 {
+	if !ok || !s.AtEnd() || seen != 15 {
 		return nil, false
 	}
 	return req, true
@@ -65,76 +65,33 @@ type fastDecoded struct {
 	name   string
 }
 
-// scanner is a position in a body being scanned.
-type scanner struct {
-	b []byte
-	i int
-}
-
-// ws skips JSON whitespace.
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// consume reads c after optional whitespace.
-func (s *scanner) consume(c byte) bool {
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == c {
-		s.i++
-		return true
-	}
-	return false
-}
-
-// peek is the next byte after whitespace (0 at the end).
-func (s *scanner) peek() byte {
-	s.ws()
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
-}
-
-// end reports that nothing but whitespace is left.
-func (s *scanner) end() bool {
-	s.ws()
-	return s.i == len(s.b)
-}
+// scanner is a position in a body being scanned, with jsonscan's
+// in-place reading (Cursor) under the fast path's shapes.
+type scanner struct{ jsonscan.Cursor }
 
 // object reads an object whose member values member reads, given each
 // member's name; member reports false for a name it does not take.
 func (s *scanner) object(member func(name []byte) bool) bool {
-	if !s.consume('{') {
+	if !s.Consume('{') {
 		return false
 	}
-	if s.peek() == '}' {
-		s.i++
+	if s.Consume('}') {
 		return true
 	}
 	for {
-		s.ws()
-		name, ok := s.plainString()
-		if !ok || !s.consume(':') {
+		s.Peek()
+		name, ok := s.PlainString()
+		if !ok || !s.Consume(':') {
 			return false
 		}
-		s.ws()
+		s.Peek()
 		if !member(name) {
 			return false
 		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
+		if s.Consume('}') {
 			return true
-		default:
+		}
+		if !s.Consume(',') {
 			return false
 		}
 	}
@@ -155,38 +112,15 @@ func (s *scanner) set(dst *string, v string) bool {
 	return true
 }
 
-// plainString reads a string without escapes or control characters, in
-// valid UTF-8, and returns its contents (a sub-slice of the body).
-func (s *scanner) plainString() ([]byte, bool) {
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return nil, false
-	}
-	start := s.i + 1
-	ascii := true
-	for i := start; i < len(s.b); i++ {
-		switch c := s.b[i]; {
-		case c == '"':
-			s.i = i + 1
-			v := s.b[start:i]
-			return v, ascii || utf8.Valid(v)
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return nil, false
-}
-
 // literalString reads a plain string equal to want.
 func (s *scanner) literalString(want string) bool {
-	v, ok := s.plainString()
+	v, ok := s.PlainString()
 	return ok && string(v) == want
 }
 
 // method reads one of fastMethods, as a constant (no allocation).
 func (s *scanner) method(dst *string) bool {
-	v, ok := s.plainString()
+	v, ok := s.PlainString()
 	switch {
 	case !ok:
 		return false
@@ -203,13 +137,13 @@ func (s *scanner) method(dst *string) bool {
 // id reads an id in simpleID's shapes: a string of printable ASCII that
 // needs no escaping, or a canonical integer of at most 18 digits.
 func (s *scanner) id(dst *jsontext.Value) bool {
-	start := s.i
-	if s.i < len(s.b) && s.b[s.i] == '"' {
-		for i := start + 1; i < len(s.b); i++ {
-			switch c := s.b[i]; {
+	start := s.Pos
+	if s.Pos < len(s.Buf) && s.Buf[s.Pos] == '"' {
+		for i := start + 1; i < len(s.Buf); i++ {
+			switch c := s.Buf[i]; {
 			case c == '"':
-				s.i = i + 1
-				*dst = jsontext.Value(s.b[start:s.i])
+				s.Pos = i + 1
+				*dst = jsontext.Value(s.Buf[start:s.Pos])
 				return true
 			case c < 0x20 || c > 0x7e || c == '\\' || c == '<' || c == '>' || c == '&':
 				return false
@@ -219,15 +153,10 @@ func (s *scanner) id(dst *jsontext.Value) bool {
 	}
 	// A number runs until a byte that cannot continue it; anything but a
 	// canonical integer is then declined by simpleID.
-	i := start
-	for i < len(s.b) && (s.b[i] >= '0' && s.b[i] <= '9' || s.b[i] == '-' || s.b[i] == '+' || s.b[i] == '.' || s.b[i] == 'e' || s.b[i] == 'E') {
-		i++
-	}
-	v := jsontext.Value(s.b[start:i])
+	v := jsontext.Value(s.NumberText())
 	if !simpleID(v) {
 		return false
 	}
-	s.i = i
 	*dst = v
 	return true
 }
@@ -239,7 +168,7 @@ func (s *scanner) params(d *fastDecoded, withMeta bool) bool {
 	ok := s.object(func(name []byte) bool {
 		switch string(name) {
 		case "name":
-			v, ok := s.plainString()
+			v, ok := s.PlainString()
 			if !ok || !s.once(&seen, 1) {
 				return false
 			}
@@ -272,7 +201,7 @@ func (s *scanner) params(d *fastDecoded, withMeta bool) bool {
 func (s *scanner) meta(m *fastMeta) bool {
 	var seen uint8
 	return s.object(func(name []byte) bool {
-		start := s.i
+		start := s.Pos
 		switch string(name) {
 		case metaProtocolVersion:
 			return s.once(&seen, 1) && s.literalString(revisionStateless) && s.set(&m.ProtocolVersion, revisionStateless)
@@ -280,13 +209,13 @@ func (s *scanner) meta(m *fastMeta) bool {
 			if !s.once(&seen, 2) || !s.clientInfo() {
 				return false
 			}
-			m.ClientInfo = jsontext.Value(s.b[start:s.i])
+			m.ClientInfo = jsontext.Value(s.Buf[start:s.Pos])
 			return true
 		case "io.modelcontextprotocol/clientCapabilities":
 			if !s.once(&seen, 4) || !s.capabilities() {
 				return false
 			}
-			m.ClientCapabilities = jsontext.Value(s.b[start:s.i])
+			m.ClientCapabilities = jsontext.Value(s.Buf[start:s.Pos])
 			return true
 		}
 		return false
@@ -312,7 +241,7 @@ func (s *scanner) clientInfo() bool {
 		default:
 			return false
 		}
-		_, ok := s.plainString()
+		_, ok := s.PlainString()
 		return ok && s.once(&seen, bit)
 	})
 }
@@ -334,13 +263,8 @@ func (s *scanner) capabilities() bool {
 
 // boolean reads true or false.
 func (s *scanner) boolean() bool {
-	for _, lit := range [...]string{"true", "false"} {
-		if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
-			s.i += len(lit)
-			return true
-		}
-	}
-	return false
+	_, ok := s.Bool()
+	return ok
 }
 
 // value reads any JSON value: skip finds where it ends, and jsontext
@@ -348,11 +272,11 @@ func (s *scanner) boolean() bool {
 // names, the JSON grammar), so it accepts what decoding into a
 // jsontext.Value accepted.
 func (s *scanner) value(dst *jsontext.Value) bool {
-	start := s.i
-	if !s.skip() {
+	start := s.Pos
+	if !s.SkipValue(maxArgumentsDepth) {
 		return false
 	}
-	v := jsontext.Value(s.b[start:s.i])
+	v := jsontext.Value(s.Buf[start:s.Pos])
 	if !v.IsValid() {
 		return false
 	}
@@ -360,71 +284,8 @@ func (s *scanner) value(dst *jsontext.Value) bool {
 	return true
 }
 
-// skip moves past one JSON value, trusting it to be well formed (value
-// checks it): a string to its closing quote, an object or array to the
-// bracket that closes it, a literal or number to the next delimiter.
-func (s *scanner) skip() bool {
-	start := s.i
-	if start >= len(s.b) {
-		return false
-	}
-	switch s.b[start] {
-	case '"':
-		return s.skipString()
-	case '{', '[':
-	default:
-		for s.i < len(s.b) && !isDelimiter(s.b[s.i]) {
-			s.i++
-		}
-		return s.i > start
-	}
-	depth := 0
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case '"':
-			if !s.skipString() {
-				return false
-			}
-			continue
-		case '{', '[':
-			if depth++; depth > maxArgumentsDepth {
-				return false
-			}
-		case '}', ']':
-			if depth--; depth == 0 {
-				s.i++
-				return true
-			}
-		}
-		s.i++
-	}
-	return false
-}
-
 // maxArgumentsDepth bounds the nesting of arguments the fast path takes.
 // jsontext limits a whole document to 10,000 levels, counted from the
 // body's root; checked on its own, the arguments would get three more.
 // No tool's arguments nest beyond a few levels; deeper ones are declined.
 const maxArgumentsDepth = 64
-
-func isDelimiter(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
-}
-
-// skipString moves past a string, escapes included.
-func (s *scanner) skipString() bool {
-	for i := s.i + 1; i < len(s.b); i++ {
-		switch s.b[i] {
-		case '\\':
-			i++
-		case '"':
-			s.i = i + 1
-			return true
-		}
-	}
-	return false
-}

@@ -1,16 +1,13 @@
 package policies
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
-	"unsafe"
 
+	"github.com/wikigate/wikigate/internal/jsonscan"
 	"github.com/wikigate/wikigate/protocol"
 )
 
@@ -25,12 +22,10 @@ import (
 // to the same results.
 
 // jsonReader is a position in a JSON text the Wasm module wrote (checked
-// valid by wasmeval); it still checks every byte it relies on, so a bug
-// there is an error, never a panic.
-type jsonReader struct {
-	b []byte
-	i int
-}
+// valid by wasmeval), read in place with jsonscan's Cursor; it still
+// checks every byte it relies on, so a bug there is an error, never a
+// panic.
+type jsonReader struct{ jsonscan.Cursor }
 
 var errJSON = errors.New("malformed JSON result")
 
@@ -39,29 +34,9 @@ var errJSON = errors.New("malformed JSON result")
 // writes one; a result that could be read two ways is no decision.
 var errDuplicateName = errors.New("malformed JSON result: a member is named twice")
 
-func (r *jsonReader) ws() {
-	for r.i < len(r.b) {
-		switch r.b[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
-	}
-}
-
-// peek is the next non-space byte, 0 at the end.
-func (r *jsonReader) peek() byte {
-	r.ws()
-	if r.i < len(r.b) {
-		return r.b[r.i]
-	}
-	return 0
-}
-
 // kind names the next value as ast.ValueName names its AST counterpart.
 func (r *jsonReader) kind() string {
-	switch c := r.peek(); {
+	switch c := r.Peek(); {
 	case c == '{':
 		return "object"
 	case c == '[':
@@ -79,15 +54,7 @@ func (r *jsonReader) kind() string {
 
 // null consumes a null and reports whether there was one.
 func (r *jsonReader) null() bool {
-	if r.peek() == 'n' && r.literal("null") {
-		return true
-	}
-	return false
-}
-
-func (r *jsonReader) literal(word string) bool {
-	if len(r.b)-r.i >= len(word) && string(r.b[r.i:r.i+len(word)]) == word {
-		r.i += len(word)
+	if r.Peek() == 'n' && r.Word("null") {
 		return true
 	}
 	return false
@@ -96,12 +63,10 @@ func (r *jsonReader) literal(word string) bool {
 // object calls member for each member name, positioned at its value,
 // which member must consume.
 func (r *jsonReader) object(member func(name string) error) error {
-	if r.peek() != '{' {
+	if !r.Consume('{') {
 		return errJSON
 	}
-	r.i++
-	if r.peek() == '}' {
-		r.i++
+	if r.Consume('}') {
 		return nil
 	}
 	var seen [16]string // a decision's widest object has 11 members
@@ -115,18 +80,17 @@ func (r *jsonReader) object(member func(name string) error) error {
 			return errDuplicateName
 		}
 		names = append(names, name)
-		if r.peek() != ':' {
+		if !r.Consume(':') {
 			return errJSON
 		}
-		r.i++
 		if err := member(name); err != nil {
 			return err
 		}
-		switch r.peek() {
+		switch r.Peek() {
 		case ',':
-			r.i++
+			r.Pos++
 		case '}':
-			r.i++
+			r.Pos++
 			return nil
 		default:
 			return errJSON
@@ -137,23 +101,21 @@ func (r *jsonReader) object(member func(name string) error) error {
 // array calls elem for each element, positioned at it; elem must
 // consume it.
 func (r *jsonReader) array(elem func(i int) error) error {
-	if r.peek() != '[' {
+	if !r.Consume('[') {
 		return errJSON
 	}
-	r.i++
-	if r.peek() == ']' {
-		r.i++
+	if r.Consume(']') {
 		return nil
 	}
 	for i := 0; ; i++ {
 		if err := elem(i); err != nil {
 			return err
 		}
-		switch r.peek() {
+		switch r.Peek() {
 		case ',':
-			r.i++
+			r.Pos++
 		case ']':
-			r.i++
+			r.Pos++
 			return nil
 		default:
 			return errJSON
@@ -167,52 +129,24 @@ func (r *jsonReader) array(elem func(i int) error) error {
 // reader that keeps names (projectPaths) clones them. Half of a decision's
 // strings are names, so this saves as many allocations.
 func (r *jsonReader) name() (string, error) {
-	if r.peek() != '"' {
-		return "", errJSON
+	if s, ok := r.String(true); ok {
+		return s, nil
 	}
-	end := bytes.IndexByte(r.b[r.i+1:], '"')
-	if end < 0 {
-		return "", errJSON
-	}
-	raw := r.b[r.i+1 : r.i+1+end]
-	if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
-		return r.str()
-	}
-	r.i += end + 2
-	return unsafe.String(unsafe.SliceData(raw), len(raw)), nil
+	return "", errJSON
 }
 
 // str reads a string; escapes and invalid UTF-8 (which encoding/json, and
-// so the AST reader, turns into U+FFFD) are decoded by encoding/json.
+// so the AST reader, turns into U+FFFD) are decoded as encoding/json does.
 func (r *jsonReader) str() (string, error) {
-	if r.peek() != '"' {
-		return "", errJSON
-	}
-	start := r.i
-	escaped := false
-	for r.i++; r.i < len(r.b); r.i++ {
-		switch r.b[r.i] {
-		case '\\':
-			escaped = true
-			r.i++
-		case '"':
-			r.i++
-			if raw := r.b[start+1 : r.i-1]; !escaped && utf8.Valid(raw) {
-				return string(raw), nil
-			}
-			var s string
-			if err := json.Unmarshal(r.b[start:r.i], &s); err != nil {
-				return "", errJSON
-			}
-			return s, nil
-		}
+	if s, ok := r.String(false); ok {
+		return s, nil
 	}
 	return "", errJSON
 }
 
 // skip consumes any one value.
 func (r *jsonReader) skip() error {
-	switch r.peek() {
+	switch r.Peek() {
 	case '{':
 		return r.object(func(string) error { return r.skip() })
 	case '[':
@@ -232,7 +166,7 @@ func (r *jsonReader) skip() error {
 }
 
 func (r *jsonReader) expect(word string) error {
-	if !r.literal(word) {
+	if !r.Word(word) {
 		return errJSON
 	}
 	return nil
@@ -240,19 +174,11 @@ func (r *jsonReader) expect(word string) error {
 
 // number reads a number's text.
 func (r *jsonReader) number() (string, error) {
-	start := r.i
-	for r.i < len(r.b) {
-		c := r.b[r.i]
-		if (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
-			r.i++
-			continue
-		}
-		break
-	}
-	if r.i == start {
+	text := r.NumberText()
+	if len(text) == 0 {
 		return "", errJSON
 	}
-	return string(r.b[start:r.i]), nil
+	return string(text), nil
 }
 
 // stringField reads key's value as a string; null is "".
@@ -271,9 +197,9 @@ func (r *jsonReader) boolField(key string) (bool, error) {
 	switch {
 	case r.null():
 		return false, nil
-	case r.peek() == 't' && r.literal("true"):
+	case r.Peek() == 't' && r.Word("true"):
 		return true, nil
-	case r.peek() == 'f' && r.literal("false"):
+	case r.Peek() == 'f' && r.Word("false"):
 		return false, nil
 	}
 	return false, fmt.Errorf("%s is %s, want a boolean", key, r.kind())
@@ -302,13 +228,13 @@ func (r *jsonReader) stringsField(key string) ([]string, error) {
 
 // readWireJSON reads raw, the decision as the Wasm module wrote it.
 func readWireJSON(raw []byte) (wireDecision, error) {
-	r := &jsonReader{b: raw}
+	r := &jsonReader{jsonscan.Cursor{Buf: raw}}
 	var w wireDecision
 	if k := r.kind(); k != "object" {
 		return w, fmt.Errorf("policy decision is %s, want an object", k)
 	}
 	err := r.object(func(name string) error { return r.wireField(&w, name) })
-	if err == nil && r.peek() != 0 {
+	if err == nil && r.Peek() != 0 {
 		err = errJSON
 	}
 	return w, err

@@ -171,7 +171,18 @@ func (s *Scanner) StringValue() (string, error) {
 // quotes, and whether that span is the value as it stands (no escapes,
 // valid UTF-8).
 func (s *Scanner) scanString() (start, end int, plain bool, err error) {
-	data, i := s.data, s.pos+1
+	start, end, plain, err = stringSpan(s.data, s.pos)
+	if err == nil {
+		s.pos = end + 1
+	}
+	return start, end, plain, err
+}
+
+// stringSpan checks the string literal whose opening quote is data[quote]
+// as encoding/json does and returns the span inside the quotes, and
+// whether that span is the value as it stands (no escapes, valid UTF-8).
+func stringSpan(data []byte, quote int) (start, end int, plain bool, err error) {
+	i := quote + 1
 	start, plain = i, true
 	for i < len(data) {
 		// Most bytes are plain ASCII: skip runs of them first, eight at
@@ -187,7 +198,6 @@ func (s *Scanner) scanString() (start, end int, plain bool, err error) {
 		}
 		switch c := data[i]; {
 		case c == '"':
-			s.pos = i + 1
 			return start, i, plain, nil
 		case c < ' ':
 			return 0, 0, false, ErrSyntax
@@ -262,7 +272,14 @@ func (s *Scanner) unquote(start, end int) []byte {
 		// invalid UTF-8, so this is the only growth for almost any string.
 		s.scratch = make([]byte, 0, max(len(in), 2*cap(s.scratch), 256))
 	}
-	b := s.scratch[:0]
+	s.scratch = appendUnquoted(s.scratch[:0], in)
+	return s.scratch
+}
+
+// appendUnquoted appends the decoding of in, a literal body stringSpan
+// checked, as encoding/json decodes it: escapes resolved, invalid UTF-8
+// and lone surrogates replaced with U+FFFD.
+func appendUnquoted(b, in []byte) []byte {
 	for r := 0; r < len(in); {
 		// Copy each run of plain ASCII at once: a chunk's content is
 		// mostly that, between its escaped newlines.
@@ -292,7 +309,6 @@ func (s *Scanner) unquote(start, end int) []byte {
 			r += size
 		}
 	}
-	s.scratch = b
 	return b
 }
 
