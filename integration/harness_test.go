@@ -302,6 +302,7 @@ func (g *gate) do(req *http.Request) response {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	g.checkResponse(req, resp.StatusCode, resp.Header, b) // openapi_validate_test.go
 	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 

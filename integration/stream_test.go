@@ -96,6 +96,7 @@ var deltaRef = regexp.MustCompile(`\[(\d+)\]`)
 // announced and one of the result's.
 func checkSequence(t *testing.T, evs []gateEvent) (result map[string]any, deltas string) {
 	t.Helper()
+	checkStreamEvents(t, evs) // openapi_validate_test.go
 	var names []string
 	announced := 0
 	for i, ev := range evs {

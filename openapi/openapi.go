@@ -27,6 +27,8 @@ import (
 
 	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/mcp"
+	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/stream"
 )
 
 // Build returns the document for routes, indented JSON ending in a newline.
@@ -180,8 +182,14 @@ func (b *builder) operation(rt gateway.RouteDoc) (map[string]any, error) {
 		ok["application/json"] = map[string]any{"schema": ref}
 	}
 	if rt.Stream {
+		events, err := b.events()
+		if err != nil {
+			return nil, err
+		}
 		ok["text/event-stream"] = map[string]any{"schema": map[string]any{"type": "string",
-			"description": "Server-sent events (status, delta, citation, error, done); docs/docs-sites.md describes them."}}
+			"description": "Server-sent events: status (several), delta and citations (interleaved), then result or error, then done; " +
+				"each event's data is one line of JSON, whose schema x-wikigate-events names by event. docs/docs-sites.md describes them."},
+			"x-wikigate-events": events}
 	}
 	if len(ok) == 0 {
 		return nil, fmt.Errorf("the route answers neither JSON nor an event stream: give it a Response type in gateway.responseOf")
@@ -197,6 +205,43 @@ func (b *builder) operation(rt gateway.RouteDoc) (map[string]any, error) {
 		"5XX": map[string]any{"description": "A backend or store is unavailable (503); never a stack trace.", "content": errContent},
 	}
 	return op, nil
+}
+
+// events are the schemas of an answer stream's events by event name
+// (package stream): OpenAPI 3.1 has no way to describe an event stream's
+// items, so they are an extension, which the integration tests check each
+// streamed event against.
+func (b *builder) events() (map[string]any, error) {
+	types := []struct {
+		event string
+		t     reflect.Type
+	}{
+		{stream.EventStatus, reflect.TypeFor[stream.Status]()},
+		{stream.EventDelta, reflect.TypeFor[stream.Delta]()},
+		{stream.EventCitations, reflect.TypeFor[stream.Citations]()},
+		{stream.EventResult, reflect.TypeFor[protocol.AnswerResult]()},
+		{stream.EventError, reflect.TypeFor[protocol.ErrorBody]()},
+		{stream.EventDone, reflect.TypeFor[stream.Done]()},
+	}
+	out := map[string]any{}
+	for _, e := range types {
+		if e.t.PkgPath() == reflect.TypeFor[stream.Done]().PkgPath() {
+			// Written out, not a component: a component only an extension
+			// refers to is an unused one to OpenAPI linters.
+			s, err := jsonschema.ForType(e.t, nil)
+			if err != nil {
+				return nil, err
+			}
+			out[e.event] = s
+			continue
+		}
+		ref, err := b.ref(e.t)
+		if err != nil {
+			return nil, err
+		}
+		out[e.event] = ref
+	}
+	return out, nil
 }
 
 // security lists the credentials a route takes: agents' JWTs and API keys
