@@ -19,9 +19,13 @@ type Anchored struct {
 	Later uint64
 }
 
-// VerifyAnchored is Verify, then a check of the log against heads published
-// outside it (Anchor): each head's record must be in the log with the
-// published hash. A removed tail shows as a head whose seq the stream no
+// VerifyAnchored checks the hash chains of the given files: a removed line
+// shows as a gap in a stream's seq (or as a first record naming a hash no
+// line has), a reordered one as a seq out of order, an edited one as a hash
+// that no longer matches the next record's prev_hash; Report.Ends says how
+// each stream ended (closed, unclean, open or unchecked). Then it checks
+// the log against heads published outside it (Anchor), if any: each head's
+// record must be in the log with the published hash. A removed tail shows as a head whose seq the stream no
 // longer reaches, an edited last line or a re-hashed file as a head whose
 // record has another hash. Report.Anchored lists the heads that hold.
 func VerifyAnchored(heads []Head, inputs ...Input) (Report, error) {

@@ -29,7 +29,7 @@ type Head struct {
 	Line   int
 }
 
-// Report is what Verify found.
+// Report is what VerifyAnchored found.
 type Report struct {
 	Records  int // chained records
 	Other    int // lines outside any chain (not written by a ChainWriter)
@@ -99,17 +99,6 @@ func (e End) String() string {
 	return fmt.Sprintf("closed: stream %s at %s (%s)", e.Stream, at, where)
 }
 
-// Count is the number of streams that ended in state s.
-func (r Report) Count(s EndState) int {
-	n := 0
-	for _, e := range r.Ends {
-		if e.State == s {
-			n++
-		}
-	}
-	return n
-}
-
 // Input is one file to verify; several are read as one log, in order
 // (rotated files oldest first).
 type Input struct {
@@ -154,21 +143,6 @@ func chainOf(line []byte) (chainFields, bool) {
 		return f, false
 	}
 	return f, f.Seq != nil && f.Stream != "" && f.Prev != nil
-}
-
-// Verify checks the hash chains of the given files: a removed line shows
-// as a gap in a stream's seq (or as a first record naming a hash no line
-// has), a reordered one as a seq out of order, an edited one as a hash that
-// no longer matches the next record's prev_hash. Report.Ends says how each
-// stream ended (closed, unclean, open or unchecked).
-func Verify(inputs ...Input) (Report, error) {
-	entries, err := readEntries(inputs)
-	if err != nil {
-		return Report{}, err
-	}
-	v := newVerifier(entries)
-	v.run()
-	return v.report, nil
 }
 
 func readEntries(inputs []Input) ([]entry, error) {

@@ -50,10 +50,6 @@ func (u *keyUsage) used(prefix string, now time.Time) {
 	go u.flush()
 }
 
-// wait returns once no write is under way (tests, before their directory
-// is removed).
-func (u *keyUsage) wait() { u.writes.Wait() }
-
 // flush writes the in-memory times, merged with the file's. Failures are
 // retried on a later use: last-used times are for operators, never for
 // authentication.

@@ -23,9 +23,6 @@ type Report struct {
 	RebuiltVia string `json:"rebuiltVia,omitempty"`
 }
 
-// Changes counts the pages the run added, changed or removed.
-func (r *Report) Changes() int { return len(r.Added) + len(r.Changed) + len(r.Removed) }
-
 // dropFailed keeps failed pages out of the added/changed/removed lists: a
 // page reported there is one the backend now holds as listed.
 func (r *Report) dropFailed() {

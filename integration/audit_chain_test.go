@@ -39,7 +39,7 @@ func TestAuditChainThroughCaddy(t *testing.T) {
 		}
 	}
 	// The gate is running: its stream is open (no close record yet).
-	if rep := verifyLines(t, lines); len(rep.Problems) != 0 || rep.Records != 7 || len(rep.Heads) != 1 || rep.Count(audit.EndOpen) != 1 {
+	if rep := verifyLines(t, lines); len(rep.Problems) != 0 || rep.Records != 7 || len(rep.Heads) != 1 || len(rep.Ends) != 1 || rep.Ends[0].State != audit.EndOpen {
 		t.Fatalf("untouched log (one stream across the reload): %+v", rep)
 	}
 
@@ -84,7 +84,7 @@ func waitLines(t *testing.T, file string, n int) []string {
 
 func verifyLines(t *testing.T, lines []string) audit.Report {
 	t.Helper()
-	rep, err := audit.Verify(audit.Input{Name: "audit.log", R: strings.NewReader(strings.Join(lines, "\n") + "\n")})
+	rep, err := audit.VerifyAnchored(nil, audit.Input{Name: "audit.log", R: strings.NewReader(strings.Join(lines, "\n") + "\n")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -335,15 +335,12 @@ func hasCJK(s string) bool {
 	return false
 }
 
-// score is the share of the sentence's weight found in the chunk. A
+// scoreAbove is the share of the sentence's weight found in the chunk. A
 // sentence with nothing to weigh ("Yes.") scores 1: it claims nothing a
 // chunk could fail to hold. CJK text cannot be found in a chunk without
 // any (a Chinese answer citing an English page): it is left out, and the
 // sentence is judged on its names, numbers and identifiers alone, or
-// scores 0 without any.
-func (ct claimTokens) score(c chunkText) float64 { return ct.scoreAbove(c, 0) }
-
-// scoreAbove is score, except that it stops as soon as the score cannot
+// scores 0 without any. It stops as soon as the score cannot
 // reach floor any more and then returns something below floor: most
 // chunks a sentence is tried against (the gate looking for its best
 // support) fail early, on a heavy token.
