@@ -5,7 +5,7 @@
 // is this program's tap (-listen), a pass-through to the paced development
 // RAGFlow (-upstream, WIKIGATE_RAGFLOW_DEV_DELTA_PAUSE set) that reads the
 // model's stream as it passes and notes when its first sentence became
-// complete by the README's rule (Streaming answers: complete once the
+// complete by docs/docs-sites.md's rule (Streaming: complete once the
 // model has begun the next one). The gate's own delay is the first
 // delta's arrival minus that moment, both on this process's clock.
 //
@@ -219,7 +219,7 @@ func (w *watchedBody) line(l []byte) {
 	w.done = firstSentenceComplete(w.text.String())
 }
 
-// firstSentenceComplete is the README's rule (Streaming answers): a
+// firstSentenceComplete is docs/docs-sites.md's rule (Streaming): a
 // sentence ends at . ! ? before a blank, or at 。！？; the citation
 // markers right after it ([ID:n], blanks between) are its own; it is
 // complete once a letter or digit of the next one has arrived.
