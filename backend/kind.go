@@ -1,5 +1,6 @@
-// Package backend holds what the gate's backend clients (meili, ragflow)
-// share: how a failed call is classified. The gate maps a kind to its
+// Package backend holds what the backend clients share: the gate's (meili,
+// ragflow) transport, request id and how a failed call is classified, and
+// with the loaders (ingest) how a backend's Retry-After is read. The gate maps a kind to its
 // protocol error the same way for every backend: unavailable (503) for
 // Unreachable, Timeout and Rejected; a bad gateway (502) for BadResponse.
 package backend

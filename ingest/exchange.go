@@ -5,8 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/wikigate/wikigate/backend"
 )
 
 // maxAnswer bounds what either client reads of one answer.
@@ -47,8 +48,7 @@ func exchange(ctx context.Context, hc *http.Client, timeout time.Duration, req *
 	if err != nil {
 		return answer{}, transportError{err}
 	}
-	secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-	return answer{status: resp.StatusCode, body: raw, retryAfter: time.Duration(secs) * time.Second}, nil
+	return answer{status: resp.StatusCode, body: raw, retryAfter: backend.RetryAfter(resp.Header)}, nil
 }
 
 // retryableStatus is what both backends may answer better later: 429 and

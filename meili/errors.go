@@ -91,7 +91,7 @@ type errorBody struct {
 // statusError classifies a non-2xx answer: with a Meilisearch error body it
 // was Rejected, anything else (a proxy's HTML page) is a BadResponse.
 func statusError(status int, header http.Header, body []byte) *Error {
-	e := &Error{HTTPStatus: status, RetryAfter: retryAfter(header)}
+	e := &Error{HTTPStatus: status, RetryAfter: backend.RetryAfter(header)}
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil && eb.Code != "" {
 		e.Kind, e.MeiliCode, e.Detail = Rejected, eb.Code, eb.Message
@@ -107,15 +107,6 @@ func statusError(status int, header http.Header, body []byte) *Error {
 
 func badResponse(status int, format string, args ...any) *Error {
 	return &Error{Kind: BadResponse, HTTPStatus: status, Detail: fmt.Sprintf(format, args...)}
-}
-
-// retryAfter reads a Retry-After given in seconds; dates are ignored.
-func retryAfter(h http.Header) time.Duration {
-	secs, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After")))
-	if err != nil || secs <= 0 {
-		return 0
-	}
-	return time.Duration(secs) * time.Second
 }
 
 const maxDetailBytes = 300
