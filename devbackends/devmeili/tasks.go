@@ -16,7 +16,6 @@ type task struct {
 	uid        int
 	indexUID   string
 	kind       string
-	status     string
 	details    orderedObject
 	err        *apiError
 	enqueuedAt time.Time
