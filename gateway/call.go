@@ -46,7 +46,7 @@ func (c *call) report(stage string) {
 // write), then the tool. The first failure answers; a denied call never
 // reaches a backend. Exactly one audit record is written, whatever happens.
 func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
-	rec := newRecord(r, reqID, pathID, rt, g.now())
+	rec := g.newRecord(r, reqID, pathID, rt)
 	r, span := g.traceCall(r, rec, rt)
 	defer g.finishTraced(r.Context(), span, rec)
 
@@ -118,7 +118,7 @@ type callIn struct {
 // validation, binding, the decision and its guard, then the tool. Both the
 // HTTP routes and MCP's tools/call run exactly this, so they cannot drift.
 func (g *Gateway) execute(ctx context.Context, in callIn, p identity.Principal, body func() ([]byte, error)) (any, error) {
-	in.rec.CallerType, in.rec.CallerID, in.rec.Credential, in.rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
+	recordCaller(in.rec, p)
 	if err := g.gateTool(ctx, in.rt, p, in.rec); err != nil {
 		return nil, refusedBeforeBody{err}
 	}

@@ -107,13 +107,9 @@ func (m *MCPGate) call(ctx context.Context, p identity.Principal, tool string, a
 	})
 }
 
-// record starts an audit record for the MCP endpoint.
+// record starts an audit record for the MCP endpoint (startRecord).
 func (m *MCPGate) record(r *http.Request) *audit.Record {
-	rec := audit.New(requestID(), m.cfg.Path, m.g.now())
-	if r != nil {
-		rec.ClientRequestID = clientRequestID(r)
-	}
-	return rec
+	return m.g.startRecord(requestID(), m.cfg.Path, r)
 }
 
 // maxAuditedRPCID bounds the client-chosen JSON-RPC id in a record.
@@ -137,8 +133,7 @@ func progressOf(notify func(done, total float64, message string)) func(string) {
 // as the calls.
 func (m *MCPGate) SessionEvent(ev mcp.SessionEvent) {
 	rec := m.record(nil)
-	p := ev.Caller
-	rec.CallerType, rec.CallerID, rec.Credential, rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
+	recordCaller(rec, ev.Caller)
 	rec.MCPSessionID = ev.SessionID
 	rec.Result = ev.Kind
 	if ev.Kind == mcp.EventSessionRefused {

@@ -29,8 +29,7 @@ func (m *MCPGate) Authenticate(r *http.Request) (mcp.Caller, error) {
 	}
 	if err != nil {
 		rec := m.record(r)
-		p := c.Principal
-		rec.CallerType, rec.CallerID, rec.Credential, rec.KeyID = p.Type, p.ID, p.Credential, p.KeyID
+		recordCaller(rec, c.Principal)
 		rec.Decision = decision
 		noteRefusedKey(rec, err)
 		rec.Fail(protocol.AsError(err))

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/wikigate/wikigate/audit"
 	"github.com/wikigate/wikigate/protocol"
 )
 
@@ -132,8 +131,7 @@ func (g *Gateway) match(path string) (route, string, bool) {
 // audits it like any call, without reading the body or checking a
 // credential, so probes of the gate show in the audit log.
 func (g *Gateway) serveUnknown(w http.ResponseWriter, r *http.Request, reqID string) {
-	rec := audit.New(reqID, unknownEndpoint(r.URL.Path), g.now())
-	rec.ClientRequestID = clientRequestID(r)
+	rec := g.startRecord(reqID, unknownEndpoint(r.URL.Path), r)
 	defer g.finish(rec)
 	if pe, ok := g.unknownInSet(w, r.URL.Path); ok {
 		rec.Fail(pe)

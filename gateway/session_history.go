@@ -50,7 +50,7 @@ type historyTurn struct {
 // stored session, read from the store and never from a backend. Anyone but
 // the owner holding the token is 403 session_forbidden.
 func (g *Gateway) serveSessionHistory(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
-	rec := newRecord(r, reqID, pathID, rt, g.now())
+	rec := g.newRecord(r, reqID, pathID, rt)
 	defer g.finish(rec)
 	out, err := g.sessionHistoryCall(r, reqID, pathID, rt, rec)
 	pe, closed := g.settle(r.Context(), rec, err)

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/wikigate/wikigate/audit"
 	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ragflow"
@@ -14,7 +13,7 @@ import (
 	"github.com/wikigate/wikigate/stream"
 )
 
-// StreamConfig tunes streamed answers (README "Streaming answers (SSE)");
+// StreamConfig tunes streamed answers (docs/docs-sites.md "Streaming");
 // zero values take the defaults.
 type StreamConfig struct {
 	// KeepAlive is the longest silence before a keep-alive comment;
@@ -59,7 +58,7 @@ func wantsStream(rt route, r *http.Request) bool {
 // is a plain JSON error with its status. After it, a failure is an error
 // event, and done always ends the stream.
 func (g *Gateway) serveStream(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
-	rec := newRecord(r, reqID, pathID, rt, g.now())
+	rec := g.newRecord(r, reqID, pathID, rt)
 	r, span := g.traceCall(r, rec, rt)
 	defer g.finishTraced(r.Context(), span, rec)
 	live := &liveAnswer{sw: stream.NewWriter(w, g.cfg.Stream.KeepAlive), release: func() {}, header: w.Header()}
@@ -70,7 +69,7 @@ func (g *Gateway) serveStream(w http.ResponseWriter, r *http.Request, reqID, pat
 	switch {
 	case closed:
 		if live.sw.Started() {
-			// Only a resuming reader reads this (README "Resuming a stream"):
+			// Only a resuming reader reads this (docs/docs-sites.md "Resuming a stream"):
 			// the generation was cancelled with the connection.
 			live.fail(reqID, protocol.NewError(protocol.CodeNotFound, "this answer was cancelled when its reader left; ask again"))
 		}
@@ -188,32 +187,6 @@ func (l *liveAnswer) finish(out any) {
 func (l *liveAnswer) fail(reqID string, pe *protocol.Error) {
 	_ = l.sw.Send(stream.EventError, protocol.ErrorBody{Error: protocol.ErrorDetail{Code: pe.Code, Message: pe.Message, RequestID: reqID}})
 	_ = l.sw.Send(stream.EventDone, stream.Done{})
-}
-
-// textStreamer is a RAGFlow client that hands out the answer while it is
-// generated (ragflow.Client.CompleteFunc).
-type textStreamer interface {
-	CompleteFunc(ctx context.Context, msgs []ragflow.Message, stream bool, onText func(string)) (*ragflow.Completion, error)
-}
-
-// generate asks for a completion; onText, when set and the client can,
-// hears the answer as it grows.
-func (g *Gateway) generate(ctx context.Context, msgs []ragflow.Message, onText func(string)) (*ragflow.Completion, error) {
-	if ts, ok := g.deps.Answers.(textStreamer); ok && onText != nil {
-		return ts.CompleteFunc(ctx, msgs, g.cfg.Answer.Stream, onText)
-	}
-	return g.deps.Answers.Complete(ctx, msgs, g.cfg.Answer.Stream)
-}
-
-// newRecord starts a call's audit record.
-func newRecord(r *http.Request, reqID, pathID string, rt route, now time.Time) *audit.Record {
-	rec := audit.New(reqID, rt.endpoint, now)
-	rec.Tool = rt.tool
-	rec.ClientRequestID = clientRequestID(r)
-	if rt.endpoint == sessionTurnsPattern && validSessionID.MatchString(pathID) {
-		rec.SessionID = pathID // an id of another shape is refused later, and never recorded
-	}
-	return rec
 }
 
 func applyStreamDefaults(s *StreamConfig) {

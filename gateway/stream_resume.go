@@ -54,7 +54,7 @@ func (g *Gateway) recordStream(live *liveAnswer, owner string) {
 // one past its window is 404 not_found; a Last-Event-ID that is not an
 // event of the stream is 400 invalid_request.
 func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
-	rec := newRecord(r, reqID, pathID, rt, g.now())
+	rec := g.newRecord(r, reqID, pathID, rt)
 	defer g.finish(rec)
 	sw := stream.NewWriter(w, g.cfg.Stream.KeepAlive)
 	defer sw.Close()
