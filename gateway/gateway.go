@@ -21,7 +21,6 @@ import (
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/quota"
-	"github.com/wikigate/wikigate/ratelimit"
 	"github.com/wikigate/wikigate/sessions"
 	"github.com/wikigate/wikigate/sitemap"
 	"github.com/wikigate/wikigate/stream"
@@ -144,7 +143,7 @@ type Gateway struct {
 	streams     *stream.Limiter // open answer streams, per caller and in all
 	replay      *stream.Replay  // recent streams' events, for resuming
 	// feedbackLimits is each caller's budget of people's feedback.
-	feedbackLimits *ratelimit.Limiter
+	feedbackLimits *quota.Keyed
 	now            func() time.Time
 }
 
@@ -187,7 +186,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		deps.Answers = tracedAnswers{deps.Answers}
 	}
 	g := &Gateway{cfg: cfg, deps: deps, now: time.Now, streams: stream.NewLimiter(cfg.Stream.MaxPerCaller, cfg.Stream.MaxOpen),
-		feedbackLimits: ratelimit.New(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}
+		feedbackLimits: quota.NewKeyed(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}
 	g.replay = newReplay(cfg.Stream, deps.Logger)
 	g.routes = g.routeTable()
 	for _, set := range deps.Routes {

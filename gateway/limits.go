@@ -10,7 +10,6 @@ import (
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/quota"
-	"github.com/wikigate/wikigate/ratelimit"
 )
 
 // enforceLimits takes the call from each of the decision's budgets in
@@ -72,16 +71,16 @@ func (g *Gateway) limitKey(r *http.Request, c *call, l policies.Limit) string {
 // limitedError is the 429 of a policy limit: the budget it names is the
 // policy's, counted per window.
 func limitedError(l policies.Limit, res quota.Result) error {
-	p := ratelimit.Policy{Name: l.Name, Quota: l.Requests, Window: time.Duration(l.Window) * time.Second}
+	p := quota.Policy{Name: l.Name, Quota: l.Requests, Window: time.Duration(l.Window) * time.Second}
 	msg := fmt.Sprintf("rate limit %s (%d per %ds) reached; retry later", l.Name, l.Requests, l.Window)
 	return rateLimited(msg, p, res.Remaining, res.ResetAfter, res.RetryAfter)
 }
 
 // rateLimited is every 429 the gate sends, whichever limit refused the
 // call: rate_limited with Retry-After, RateLimit and RateLimit-Policy
-// naming the spent budget (ratelimit.Policy.Refusal), so clients back off
+// naming the spent budget (quota.Policy.Refusal), so clients back off
 // the same way from each.
-func rateLimited(msg string, p ratelimit.Policy, remaining int, reset, retryAfter time.Duration) *protocol.Error {
+func rateLimited(msg string, p quota.Policy, remaining int, reset, retryAfter time.Duration) *protocol.Error {
 	e := protocol.NewError(protocol.CodeRateLimited, msg)
 	e.Header = p.Refusal(remaining, reset, retryAfter)
 	return e

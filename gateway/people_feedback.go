@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wikigate/wikigate/ratelimit"
+	"github.com/wikigate/wikigate/quota"
 )
 
 // peopleFeedbackEndpoint is where people send feedback: the no-answer
@@ -42,7 +42,7 @@ func applyFeedbackDefaults(f *FeedbackLimit) {
 // SSO in authenticated-read, agents too), the agent tool's body,
 // idempotency and de-duplication (runFeedback), behind a per-caller rate
 // limit checked once the call is decided and before the store is touched.
-func (g *Gateway) peopleFeedbackRoute(limits *ratelimit.Limiter) route {
+func (g *Gateway) peopleFeedbackRoute(limits *quota.Keyed) route {
 	return route{
 		endpoint: peopleFeedbackEndpoint, tool: "create_feedback", action: "write", answer: true,
 		decode: decodeAs[feedbackRequest],
@@ -58,14 +58,14 @@ const peopleFeedbackPolicy = "people-feedback"
 // the route's bind (after the body is validated, before the policy
 // decides), so a flood is refused without a policy evaluation or a store
 // write, and a refused call never reaches the store.
-func limitCaller(g *Gateway, limits *ratelimit.Limiter) func(context.Context, *http.Request, *call) error {
+func limitCaller(g *Gateway, limits *quota.Keyed) func(context.Context, *http.Request, *call) error {
 	p := limits.Policy(peopleFeedbackPolicy)
 	return func(_ context.Context, r *http.Request, c *call) error {
-		ok, wait := limits.Allow(g.callerKey(r, c))
-		if ok {
+		res := limits.Allow(g.callerKey(r, c))
+		if res.Allowed {
 			return nil
 		}
-		return rateLimited("too much feedback from this caller; wait before sending more", p, 0, limits.FullAfter(wait), wait)
+		return rateLimited("too much feedback from this caller; wait before sending more", p, 0, res.ResetAfter, res.RetryAfter)
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/wikigate/wikigate/feedback"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/protocol"
-	"github.com/wikigate/wikigate/ratelimit"
+	"github.com/wikigate/wikigate/quota"
 )
 
 // Anonymous readers are limited by address (as Caddy names it behind its
@@ -18,7 +18,7 @@ import (
 func TestLimitCallerKeys(t *testing.T) {
 	g := &Gateway{}
 	g.cfg.Stream.ClientIP = nil
-	limit := limitCaller(g, ratelimit.New(1, time.Hour))
+	limit := limitCaller(g, quota.NewKeyed(1, time.Hour))
 	anonA := &call{principal: identity.Principal{Type: "human", Anonymous: true}}
 	r1 := httptest.NewRequest("POST", "/answer/feedback", nil)
 	r1.RemoteAddr = "192.0.2.1:1000"

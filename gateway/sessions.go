@@ -9,7 +9,7 @@ import (
 
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/protocol"
-	"github.com/wikigate/wikigate/ratelimit"
+	"github.com/wikigate/wikigate/quota"
 	"github.com/wikigate/wikigate/sessions"
 )
 
@@ -163,7 +163,7 @@ const anonymousSessionRetry = time.Minute
 // anonymousSessionsRefused is the 429 of a spent anonymous session budget:
 // places held at once (live sessions), not calls per window.
 func anonymousSessionsRefused(err error) error {
-	p := ratelimit.Policy{Name: anonymousSessionsPolicy, Concurrent: true}
+	p := quota.Policy{Name: anonymousSessionsPolicy, Concurrent: true}
 	var b *sessions.BudgetError
 	if errors.As(err, &b) {
 		p.Quota = b.MaxSessions

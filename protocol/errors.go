@@ -59,7 +59,7 @@ type Error struct {
 	Message string
 	// Header holds further response headers the error travels with: a
 	// rate_limited error's Retry-After, RateLimit and RateLimit-Policy
-	// (ratelimit.Policy.Refusal).
+	// (quota.Policy.Refusal).
 	Header http.Header
 }
 

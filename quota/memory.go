@@ -28,7 +28,9 @@ func NewMemory() *Memory {
 
 // Allow implements Store with x/time/rate's token bucket, which with a
 // burst of Requests refilled one per Window/Requests is the same budget
-// Redis's GCRA keeps.
+// Redis's GCRA keeps. Its float token count leaves nanoseconds of noise in
+// the waits (5.999999999s for 6s); they are rounded to the microsecond so
+// a whole-second wait reads as whole seconds in Retry-After.
 func (m *Memory) Allow(_ context.Context, key string, l Limit) (Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -38,7 +40,7 @@ func (m *Memory) Allow(_ context.Context, key string, l Limit) (Result, error) {
 	r := lim.ReserveN(now, 1)
 	if wait := r.DelayFrom(now); wait > 0 {
 		r.CancelAt(now)
-		return Result{RetryAfter: wait, ResetAfter: fullIn(lim, l, every, now)}, nil
+		return Result{RetryAfter: wait.Round(time.Microsecond), ResetAfter: fullIn(lim, l, every, now)}, nil
 	}
 	return Result{Allowed: true, Remaining: int(lim.TokensAt(now)), ResetAfter: fullIn(lim, l, every, now)}, nil
 }
@@ -68,5 +70,5 @@ func (m *Memory) forgetFull(now time.Time) {
 
 func fullIn(lim *rate.Limiter, l Limit, every time.Duration, now time.Time) time.Duration {
 	missing := float64(l.Requests) - lim.TokensAt(now)
-	return time.Duration(missing * float64(every))
+	return time.Duration(missing * float64(every)).Round(time.Microsecond)
 }

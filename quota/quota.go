@@ -1,7 +1,10 @@
 // Package quota enforces the rate limits the policy sets on a call (the
 // decision's limits): each is a GCRA budget of Requests per Window under a
 // key. Memory keeps the budgets in this gate's process; Redis keeps them in
-// Redis, so every gate sharing it draws on the same budget.
+// Redis, so every gate sharing it draws on the same budget. Keyed is a
+// budget the gate sets itself (people's feedback), and Policy.Refusal
+// writes the headers of every 429 the gate sends, whichever limit refused
+// the call.
 package quota
 
 import (

@@ -1,4 +1,4 @@
-package ratelimit
+package quota
 
 import (
 	"sync"
@@ -6,53 +6,52 @@ import (
 	"time"
 )
 
-func fixed(l *Limiter, t *time.Time) { l.now = func() time.Time { return *t } }
+func fixed(k *Keyed, t *time.Time) { k.mem.now = func() time.Time { return *t } }
 
 func TestBurstThenRefusedWithWait(t *testing.T) {
 	at := time.Unix(1000, 0)
-	l := New(3, 10*time.Second)
-	fixed(l, &at)
+	k := NewKeyed(3, 10*time.Second)
+	fixed(k, &at)
 	for i := range 3 {
-		if ok, _ := l.Allow("a"); !ok {
+		if res := k.Allow("a"); !res.Allowed {
 			t.Fatalf("call %d refused inside the burst", i+1)
 		}
 	}
-	ok, wait := l.Allow("a")
-	if ok || wait != 10*time.Second {
-		t.Fatalf("past the burst: ok=%v wait=%v, want refused with 10s", ok, wait)
+	res := k.Allow("a")
+	if res.Allowed || res.RetryAfter != 10*time.Second || res.Remaining != 0 {
+		t.Fatalf("past the burst: %+v, want refused with 10s", res)
 	}
 	at = at.Add(4 * time.Second)
-	if _, wait := l.Allow("a"); wait != 6*time.Second {
-		t.Fatalf("4s later the wait is %v, want 6s", wait)
+	if res := k.Allow("a"); res.RetryAfter != 6*time.Second {
+		t.Fatalf("4s later the wait is %v, want 6s", res.RetryAfter)
 	}
 	at = at.Add(6 * time.Second)
-	if ok, _ := l.Allow("a"); !ok {
+	if res := k.Allow("a"); !res.Allowed {
 		t.Fatal("a refilled call is refused")
 	}
 }
 
 func TestKeysHaveTheirOwnBudget(t *testing.T) {
 	at := time.Unix(1000, 0)
-	l := New(1, time.Minute)
-	fixed(l, &at)
-	if ok, _ := l.Allow("a"); !ok {
+	k := NewKeyed(1, time.Minute)
+	fixed(k, &at)
+	if res := k.Allow("a"); !res.Allowed {
 		t.Fatal("a refused")
 	}
-	if ok, _ := l.Allow("b"); !ok {
+	if res := k.Allow("b"); !res.Allowed {
 		t.Fatal("b refused because a spent its budget")
 	}
 }
 
 func TestRefillNeverExceedsBurst(t *testing.T) {
 	at := time.Unix(1000, 0)
-	l := New(2, time.Second)
-	fixed(l, &at)
-	l.Allow("a")
+	k := NewKeyed(2, time.Second)
+	fixed(k, &at)
+	k.Allow("a")
 	at = at.Add(time.Hour)
 	n := 0
 	for {
-		ok, _ := l.Allow("a")
-		if !ok {
+		if !k.Allow("a").Allowed {
 			break
 		}
 		n++
@@ -63,7 +62,7 @@ func TestRefillNeverExceedsBurst(t *testing.T) {
 }
 
 func TestConcurrentCallsShareTheBudget(t *testing.T) {
-	l := New(50, time.Hour)
+	k := NewKeyed(50, time.Hour)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	passed := 0
@@ -71,7 +70,7 @@ func TestConcurrentCallsShareTheBudget(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if ok, _ := l.Allow("k"); ok {
+			if k.Allow("k").Allowed {
 				mu.Lock()
 				passed++
 				mu.Unlock()

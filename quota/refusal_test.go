@@ -1,4 +1,4 @@
-package ratelimit
+package quota
 
 import (
 	"testing"
@@ -20,13 +20,20 @@ func TestRefusalHeaders(t *testing.T) {
 }
 
 // A token bucket of 5 refilled one a minute is 5 per 5 minutes, and a
-// caller told to wait 20s has all 5 back 4 minutes after that.
-func TestLimiterPolicy(t *testing.T) {
-	l := New(5, time.Minute)
-	if p := l.Policy("people-feedback"); p != (Policy{Name: "people-feedback", Quota: 5, Window: 5 * time.Minute}) {
+// caller refused 20s before its next call has all 5 back 4 minutes after
+// that.
+func TestKeyedPolicy(t *testing.T) {
+	at := time.Unix(1000, 0)
+	k := NewKeyed(5, time.Minute)
+	fixed(k, &at)
+	if p := k.Policy("people-feedback"); p != (Policy{Name: "people-feedback", Quota: 5, Window: 5 * time.Minute}) {
 		t.Fatalf("policy %+v", p)
 	}
-	if got := l.FullAfter(20 * time.Second); got != 4*time.Minute+20*time.Second {
-		t.Fatalf("full after %v", got)
+	for range 5 {
+		k.Allow("a")
+	}
+	at = at.Add(40 * time.Second)
+	if res := k.Allow("a"); res.Allowed || res.RetryAfter != 20*time.Second || res.ResetAfter != 4*time.Minute+20*time.Second {
+		t.Fatalf("refused: %+v, want a 20s wait and the whole budget back in 4m20s", res)
 	}
 }

@@ -1,4 +1,4 @@
-package ratelimit
+package quota
 
 import (
 	"net/http"
@@ -55,17 +55,4 @@ func (p Policy) field() string {
 
 func ceilSeconds(d time.Duration) int {
 	return max(1, int((d+time.Second-1)/time.Second))
-}
-
-// Policy describes l's budget as the RateLimit-Policy item name: Burst
-// calls, the whole of them earned back within Burst*Every.
-func (l *Limiter) Policy(name string) Policy {
-	return Policy{Name: name, Quota: int(l.burst), Window: time.Duration(l.burst) * l.every}
-}
-
-// FullAfter is how long a key that was refused and told to wait
-// retryAfter waits until its whole budget is back (RateLimit's t): the
-// first call is back after retryAfter, each further one Every later.
-func (l *Limiter) FullAfter(retryAfter time.Duration) time.Duration {
-	return retryAfter + time.Duration(l.burst-1)*l.every
 }
