@@ -8,8 +8,8 @@ import (
 
 	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/quota"
 	"github.com/wikigate/wikigate/ragflow"
-	"github.com/wikigate/wikigate/ratelimit"
 	"github.com/wikigate/wikigate/stream"
 )
 
@@ -116,10 +116,10 @@ const (
 // and a slot is back within RetryAfter (one answer's time).
 func (g *Gateway) streamRefused(err error) error {
 	msg := "too many open answer streams for this caller; wait for one to end"
-	p := ratelimit.Policy{Name: streamsPerCallerPolicy, Quota: g.cfg.Stream.MaxPerCaller, Concurrent: true}
+	p := quota.Policy{Name: streamsPerCallerPolicy, Quota: g.cfg.Stream.MaxPerCaller, Concurrent: true}
 	if errors.Is(err, stream.ErrGateFull) {
 		msg = "this gate holds its maximum of open answer streams; retry shortly"
-		p = ratelimit.Policy{Name: streamsPerGatePolicy, Quota: g.cfg.Stream.MaxOpen, Concurrent: true}
+		p = quota.Policy{Name: streamsPerGatePolicy, Quota: g.cfg.Stream.MaxOpen, Concurrent: true}
 	}
 	wait := g.cfg.Stream.RetryAfter.Round(time.Second)
 	return rateLimited(msg, p, 0, wait, wait)
