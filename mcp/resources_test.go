@@ -39,11 +39,11 @@ func TestPagesAsResources(t *testing.T) {
 				t.Errorf("page outside the scope: %v", err)
 			}
 			_, err = cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "wiki://main/publish/kgent/nope.md"})
-			if code, _ := clientRPCError(t, err); code != mcpsdk.CodeResourceNotFound {
+			if code, _ := clientRPCError(t, err); code != jsonrpc.CodeInvalidParams { // the SDK's resource-not-found code since v1.7.0
 				t.Errorf("missing page: %v", err)
 			}
 			_, err = cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "wiki://v2/publish/kgent/memory.md"})
-			if code, _ := clientRPCError(t, err); code != mcpsdk.CodeResourceNotFound {
+			if code, _ := clientRPCError(t, err); code != jsonrpc.CodeInvalidParams { // the SDK's resource-not-found code since v1.7.0
 				t.Errorf("page of another version: %v", err)
 			}
 			before := g.calls.Load()

@@ -49,6 +49,7 @@ func (h *Handler) newServer(s *session) *mcpsdk.Server {
 		opts.GetSessionID = func() string { return id }
 		// A client may set its log level (the 2026-07-28 revision removed
 		// logging/setLevel); the gate sends no log messages.
+		//lint:ignore SA1019 logging is deprecated from 2026-07-28 on, but the earlier revisions the gate serves still have it
 		opts.Capabilities.Logging = &mcpsdk.LoggingCapabilities{}
 	}
 	srv := mcpsdk.NewServer(h.impl, opts)

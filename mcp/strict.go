@@ -29,18 +29,19 @@ var envelopeMembers = map[string]bool{"jsonrpc": true, "id": true, "method": tru
 // an unknown method with -32601, and undeclared capabilities are -32601
 // too (capabilityMiddleware).
 var paramMembers = map[string]map[string]bool{
-	"initialize":                       members[mcpsdk.InitializeParams](),
-	"ping":                             members[mcpsdk.PingParams](),
-	"tools/list":                       members[mcpsdk.ListToolsParams](),
-	"tools/call":                       members[mcpsdk.CallToolParamsRaw](),
-	"resources/list":                   members[mcpsdk.ListResourcesParams](),
-	"resources/templates/list":         members[mcpsdk.ListResourceTemplatesParams](),
-	"resources/read":                   members[mcpsdk.ReadResourceParams](),
-	"server/discover":                  members[mcpsdk.DiscoverParams](),
-	"subscriptions/listen":             members[mcpsdk.SubscriptionsListenParams](),
-	"notifications/initialized":        members[mcpsdk.InitializedParams](),
-	"notifications/cancelled":          members[mcpsdk.CancelledParams](),
-	"notifications/progress":           members[mcpsdk.ProgressNotificationParams](),
+	"initialize":                members[mcpsdk.InitializeParams](),
+	"ping":                      members[mcpsdk.PingParams](),
+	"tools/list":                members[mcpsdk.ListToolsParams](),
+	"tools/call":                members[mcpsdk.CallToolParamsRaw](),
+	"resources/list":            members[mcpsdk.ListResourcesParams](),
+	"resources/templates/list":  members[mcpsdk.ListResourceTemplatesParams](),
+	"resources/read":            members[mcpsdk.ReadResourceParams](),
+	"server/discover":           members[mcpsdk.DiscoverParams](),
+	"subscriptions/listen":      members[mcpsdk.SubscriptionsListenParams](),
+	"notifications/initialized": members[mcpsdk.InitializedParams](),
+	"notifications/cancelled":   members[mcpsdk.CancelledParams](),
+	"notifications/progress":    members[mcpsdk.ProgressNotificationParams](),
+	//lint:ignore SA1019 roots are deprecated from 2026-07-28 on; clients of the earlier revisions still send this notification
 	"notifications/roots/list_changed": members[mcpsdk.RootsListChangedParams](),
 }
 
