@@ -35,7 +35,10 @@ func asCall(ctx context.Context, s trace.Span) (context.Context, Span) {
 }
 
 // SetAttributes keeps kv until the span ends.
-func (c *callSpan) SetAttributes(kv ...attribute.KeyValue) {
+func (c *callSpan) SetAttributes(kv ...attribute.KeyValue) { c.add(kv) }
+
+// add copies kv into the buffer (kv does not escape).
+func (c *callSpan) add(kv []attribute.KeyValue) {
 	c.mu.Lock()
 	c.attrs = append(c.attrs, kv...)
 	c.mu.Unlock()

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"slices"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -60,10 +61,19 @@ func Stage(ctx context.Context, name string, attrs ...attribute.KeyValue) (conte
 func (s Span) Recording() bool { return s.s != nil }
 
 // Set adds attributes.
+//
+// On the call's span, and so on a stage, attrs are copied into the span's
+// buffer; elsewhere a copy goes to the SDK. Either way attrs does not
+// escape, so a caller's attribute list stays on its stack.
 func (s Span) Set(attrs ...attribute.KeyValue) {
-	if s.s != nil && len(attrs) > 0 {
-		s.s.SetAttributes(attrs...)
+	if s.s == nil || len(attrs) == 0 {
+		return
 	}
+	if c, ok := s.s.(*callSpan); ok {
+		c.add(attrs)
+		return
+	}
+	s.s.SetAttributes(slices.Clone(attrs)...)
 }
 
 // Fail marks the span failed with err (its message is the status
