@@ -1,8 +1,9 @@
-// Package cors answers browsers' cross-origin checks for the routes a docs
-// site calls (docs/docs-sites.md, CORS): only configured origins, only
-// configured path prefixes (by default /answer/, never the agents' /agent/
-// unless named). It is plain net/http; the Caddy module builds it from the
-// cors block.
+// Package cors answers browsers' cross-origin checks, the gate's only CORS
+// code: Policy for the routes a docs site calls (docs/docs-sites.md, CORS):
+// only configured origins, only configured path prefixes (by default
+// /answer/, never the agents' /agent/ unless named), built by the Caddy
+// module from the cors block; Endpoint for the MCP endpoint, whose origins
+// its own check allows. It is plain net/http.
 package cors
 
 import (
@@ -113,10 +114,7 @@ func (p *Policy) Handle(w http.ResponseWriter, r *http.Request) bool {
 	}
 	h.Add("Vary", "Access-Control-Request-Method")
 	h.Add("Vary", "Access-Control-Request-Headers")
-	h.Set("Access-Control-Allow-Methods", allowedMethods)
-	h.Set("Access-Control-Allow-Headers", p.headers)
-	h.Set("Access-Control-Max-Age", p.maxAge)
-	w.WriteHeader(http.StatusNoContent)
+	writePreflight(w, allowedMethods, p.headers, p.maxAge)
 	return true
 }
 

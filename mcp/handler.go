@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wikigate/wikigate/cors"
 )
 
 // Handler is the MCP endpoint (Streamable HTTP) and the OAuth protected
@@ -87,6 +90,15 @@ func (h *Handler) getServer(r *http.Request) *mcpsdk.Server {
 	return h.shared
 }
 
+// endpointCORS is the endpoint's CORS, for the origins h.origins allowed: a
+// browser-based MCP client (an inspector, a docs-site assistant) must be
+// able to send the MCP headers and read Mcp-Session-Id and the challenge.
+var endpointCORS = cors.NewEndpoint(
+	[]string{"POST", "GET", "DELETE"},
+	[]string{"Authorization", "X-Agent-Api-Key", "Content-Type", "Accept", "Last-Event-ID", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"},
+	[]string{"Mcp-Session-Id", "WWW-Authenticate"},
+	10*time.Minute)
+
 // ServeHTTP serves the MCP endpoint.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.hosts.allows(r) {
@@ -97,7 +109,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden, "origin is not allowed"), nil)
 		return
 	}
-	if cors(w, r) {
+	if endpointCORS.Handle(w, r) {
 		return
 	}
 	delete(r.Header, headerExchange) // Header.Del without canonicalizing a constant
