@@ -78,6 +78,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			support_threshold    <0..1>
 //			min_supported        <0..1>
 //			empty_response       <text>
+//			retrieval {
+//				queries      <1..3>
+//				rerank_id    <model id>
+//				keyword      on|off
+//				min_coverage <0..1>
+//			}
 //		}
 //		sessions {
 //			store              memory|redis
@@ -277,6 +283,7 @@ func (r *RAGFlowConfig) unmarshal(d *caddyfile.Dispenser) error {
 		"medium_score":         func() error { return fractionArg(d, &r.MediumScore) },
 		"support_threshold":    func() error { return fractionArg(d, &r.SupportThreshold) },
 		"min_supported":        func() error { return fractionArg(d, &r.MinSupported) },
+		"retrieval":            func() error { r.Retrieval = new(RetrievalConfig); return r.Retrieval.unmarshal(d) },
 		"empty_response": func() error {
 			var text string
 			err := oneArg(d, &text)

@@ -99,6 +99,7 @@ func FuzzUnmarshalCaddyfile(f *testing.F) {
 		"wikigate {\n site_mode public-read\n agent_jwt {\n issuer i\n audience a\n hmac_secret s\n }\n}",
 		"wikigate {\n meilisearch {\n url http://x\n tenant_key a b\n }\n ragflow {\n page_size 3\n }\n}",
 		"wikigate {\n max_body_size 1MiB\n}",
+		"wikigate {\n ragflow {\n retrieval {\n queries 2\n rerank_id r\n keyword on\n }\n }\n}",
 	} {
 		f.Add(s)
 	}

@@ -95,6 +95,10 @@ type RAGFlowConfig struct {
 	// EmptyResponses are extra texts meaning "nothing found" (e.g. your
 	// assistants' empty_response); RAGFlow's defaults always count.
 	EmptyResponses []string `json:"empty_responses,omitempty"`
+	// Retrieval is the retrieval { ... } block: multi-query retrieval,
+	// RAGFlow's rerank and keyword options, the question coverage an
+	// answer needs.
+	Retrieval *RetrievalConfig `json:"retrieval,omitempty"`
 }
 
 func (r *RAGFlowConfig) clientConfig(repl *caddy.Replacer) ragflow.Config {
@@ -109,7 +113,7 @@ func (r *RAGFlowConfig) clientConfig(repl *caddy.Replacer) ragflow.Config {
 }
 
 func (r *RAGFlowConfig) answerConfig() gateway.AnswerConfig {
-	return gateway.AnswerConfig{
+	a := gateway.AnswerConfig{
 		Stream:              r.Stream == nil || *r.Stream,
 		PageSize:            r.PageSize,
 		SimilarityThreshold: r.SimilarityThreshold,
@@ -119,6 +123,8 @@ func (r *RAGFlowConfig) answerConfig() gateway.AnswerConfig {
 		MinSupported:        r.MinSupported,
 		EmptyResponses:      r.EmptyResponses,
 	}
+	r.Retrieval.apply(&a)
+	return a
 }
 
 // index is the configured index uid, "wiki_pages" by default.

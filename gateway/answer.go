@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/wikigate/wikigate/dedupe"
 	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/retrieval"
 	"github.com/wikigate/wikigate/telemetry"
 )
 
@@ -35,6 +37,16 @@ type AnswerConfig struct {
 	// MinSupported is the share of an answer (0..1, by characters) that
 	// must be supported, or it is a no-answer; normalizer.DefaultMinSupported.
 	MinSupported float64
+	// Queries is how many retrievals an answer makes (1 to
+	// retrieval.MaxQueries; retrieval.Queries); default 1.
+	Queries int
+	// RerankID and Keyword are RAGFlow's rerank_id and keyword, sent only
+	// when set (docs/operators.md, "Retrieval").
+	RerankID string
+	Keyword  bool
+	// MinCoverage is the share of the question (0..1) the cited chunks must
+	// cover, or it is a no-answer; normalizer.DefaultMinCoverage.
+	MinCoverage float64
 }
 
 func applyAnswerDefaults(a *AnswerConfig) {
@@ -96,6 +108,7 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 	}
 	_, verify := telemetry.Stage(ctx, telemetry.StageVerify)
 	res, stats := normalizer.Answer(text, kept, eff, opts)
+	res, stats = normalizer.CheckCoverage(res, stats, t.retrievalQuery, g.cfg.Answer.MinCoverage, kept, eff, opts)
 	telemetry.EndVerify(verify, stats.Citations, stats.NoAnswer)
 	g.deps.Tracer.SetText(ctx, t.question, text) // only with log_questions
 	res.Audit = c.audit()
@@ -108,7 +121,10 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 }
 
 // retrieve asks RAGFlow for chunks of the decided datasets under the decided
-// paths. An empty dataset list never reaches RAGFlow (it means "all").
+// paths. An empty dataset list never reaches RAGFlow (it means "all"). With
+// retrieval { queries N } it asks with each of retrieval.Queries at once,
+// every one with the same datasets and paths, and merges their chunks; any
+// failed retrieval fails the call.
 func (g *Gateway) retrieve(ctx context.Context, c *call, query string, pageSize int) ([]ragflow.Chunk, error) {
 	ids := make([]string, 0, len(c.decision.Datasets))
 	for _, d := range c.decision.Datasets {
@@ -117,6 +133,31 @@ func (g *Gateway) retrieve(ctx context.Context, c *call, query string, pageSize 
 	if len(ids) == 0 || len(c.decision.Scope.Paths) == 0 {
 		return nil, protocol.NewError(protocol.CodeDatasetNotAllowed, "no dataset is allowed for this scope")
 	}
+	queries := retrieval.Queries(query, g.cfg.Answer.Queries)
+	lists, errs := make([][]ragflow.Chunk, len(queries)), make([]error, len(queries))
+	var rec sync.Mutex // the call's audit record, shared by the retrievals
+	if len(queries) == 1 {
+		lists[0], errs[0] = g.retrieveOne(ctx, c, &rec, ids, queries[0], pageSize)
+	} else {
+		var wg sync.WaitGroup
+		for i, q := range queries {
+			wg.Go(func() { lists[i], errs[i] = g.retrieveOne(ctx, c, &rec, ids, q, pageSize) })
+		}
+		wg.Wait()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	chunks := retrieval.Merge(lists, pageSize)
+	c.rec.UnsafeURLsDropped += normalizer.DropUnsafeChunkURLs(chunks)
+	return chunks, nil
+}
+
+// retrieveOne is one retrieval of query in the decided datasets and paths;
+// rec guards the call's audit record.
+func (g *Gateway) retrieveOne(ctx context.Context, c *call, rec *sync.Mutex, ids []string, query string, pageSize int) ([]ragflow.Chunk, error) {
 	call := func(ids []string) ([]ragflow.Chunk, error) {
 		start := g.now()
 		r, err := g.deps.Answers.Retrieve(ctx, ragflow.RetrieveParams{
@@ -125,7 +166,11 @@ func (g *Gateway) retrieve(ctx context.Context, c *call, query string, pageSize 
 			Condition:           ragflow.PathCondition(c.decision.Scope.Paths),
 			PageSize:            pageSize,
 			SimilarityThreshold: g.cfg.Answer.SimilarityThreshold,
+			RerankID:            g.cfg.Answer.RerankID,
+			Keyword:             g.cfg.Answer.Keyword,
 		})
+		rec.Lock()
+		defer rec.Unlock()
 		if err != nil {
 			return nil, &retrievalFailure{raw: err, reply: g.ragflowFailure(c, "ragflow.retrieval", start, err)}
 		}
@@ -138,7 +183,6 @@ func (g *Gateway) retrieve(ctx context.Context, c *call, query string, pageSize 
 			return nil, replyOf(err)
 		}
 	}
-	c.rec.UnsafeURLsDropped += normalizer.DropUnsafeChunkURLs(chunks)
 	return chunks, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/wikigate/wikigate/meili"
 	"github.com/wikigate/wikigate/normalizer"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/retrieval"
 	"github.com/wikigate/wikigate/scope"
 )
 
@@ -32,11 +33,11 @@ func (r *searchRequest) validate() error {
 var searchAttributes = []string{"id", "path", "url", "title", "project", "version", "status"}
 
 // runSearch searches Meilisearch inside the decided scope and re-checks every
-// hit on the way back.
+// hit on the way back. A question goes as its keywords (retrieval.SearchText).
 func (g *Gateway) runSearch(ctx context.Context, c *call) (any, error) {
 	req := c.req.(*searchRequest)
 	resp, err := g.search(ctx, c, meili.SearchParams{
-		Query:                req.Question,
+		Query:                retrieval.SearchText(req.Question),
 		Filter:               meili.Filter(c.decision.Scope),
 		Limit:                req.Limit,
 		AttributesToRetrieve: searchAttributes,

@@ -65,6 +65,12 @@ type RetrieveParams struct {
 	PageSize            int     // default DefaultPageSize, at most MaxPageSize
 	SimilarityThreshold float64 // default DefaultSimilarityThreshold when <= 0
 	TopK                int     // sent only when > 0 (RAGFlow's default is 1024)
+	// RerankID is a rerank model of the tenant, sent as rerank_id only
+	// when set (RAGFlow refuses an unknown one).
+	RerankID string
+	// Keyword asks RAGFlow to expand the question with its chat model's
+	// keywords; sent only when true (RAGFlow's default is false).
+	Keyword bool
 }
 
 // Retrieval is the chunks of one retrieval page and RAGFlow's total of hits
@@ -86,7 +92,8 @@ type retrievalRequest struct {
 	SimilarityThreshold float64            `json:"similarity_threshold"`
 	TopK                int                `json:"top_k,omitempty"`
 	Highlight           bool               `json:"highlight"`
-	Keyword             bool               `json:"keyword"`
+	Keyword             bool               `json:"keyword,omitempty"`
+	RerankID            string             `json:"rerank_id,omitempty"`
 	ReferenceMetadata   referenceMetadata  `json:"reference_metadata"`
 }
 
@@ -150,6 +157,8 @@ func retrievalBody(p RetrieveParams) (*retrievalRequest, error) {
 		PageSize:            p.PageSize,
 		SimilarityThreshold: p.SimilarityThreshold,
 		TopK:                max(p.TopK, 0),
+		Keyword:             p.Keyword,
+		RerankID:            p.RerankID,
 		ReferenceMetadata:   referenceMetadata{Include: true, Fields: metadataFields},
 	}
 	if req.PageSize <= 0 {

@@ -44,7 +44,6 @@ func TestRetrieveSendsExactlyTheAllowList(t *testing.T) {
 		"similarity_threshold": 0.2,
 		"top_k":                64.0,
 		"highlight":            false,
-		"keyword":              false,
 		"reference_metadata": map[string]any{"include": true,
 			"fields": []any{"path", "url", "title", "project", "version", "status"}},
 	}
@@ -63,12 +62,42 @@ func TestRetrieveOmitsOptionalFields(t *testing.T) {
 	body := f.requests()[0].Body
 	got := keys(body)
 	slices.Sort(got)
-	want := []string{"dataset_ids", "highlight", "keyword", "page", "page_size", "question", "reference_metadata", "similarity_threshold"}
+	want := []string{"dataset_ids", "highlight", "page", "page_size", "question", "reference_metadata", "similarity_threshold"}
 	if !slices.Equal(got, want) {
 		t.Errorf("keys = %v, want %v", got, want)
 	}
 	if body["page_size"] != 5.0 || body["similarity_threshold"] != 0.4 {
 		t.Errorf("page_size %v, threshold %v", body["page_size"], body["similarity_threshold"])
+	}
+}
+
+// TestRetrieveSendsRerankAndKeywordOnlyWhenSet: a configured rerank model
+// and keyword expansion reach RAGFlow as rerank_id and keyword; unset,
+// neither key is in the body, so RAGFlow's defaults (no rerank, no
+// expansion) apply.
+func TestRetrieveSendsRerankAndKeywordOnlyWhenSet(t *testing.T) {
+	f := serveReply(t, http.StatusOK, "application/json", fixture(t, "retrieval.response.json"))
+	c := newTestClient(t, f.URL)
+	unset := kgentParams
+	set := kgentParams
+	set.RerankID, set.Keyword = "BAAI/bge-reranker-v2-m3@Xinference", true
+	for _, p := range []RetrieveParams{unset, set} {
+		if _, err := c.Retrieve(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := f.requests()
+	if _, has := reqs[0].Body["rerank_id"]; has {
+		t.Errorf("unset: body carries rerank_id %v", reqs[0].Body["rerank_id"])
+	}
+	if _, has := reqs[0].Body["keyword"]; has {
+		t.Errorf("unset: body carries keyword %v", reqs[0].Body["keyword"])
+	}
+	if got := reqs[1].Body["rerank_id"]; got != set.RerankID {
+		t.Errorf("set: rerank_id = %v, want %q", got, set.RerankID)
+	}
+	if got := reqs[1].Body["keyword"]; got != true {
+		t.Errorf("set: keyword = %v, want true", got)
 	}
 }
 

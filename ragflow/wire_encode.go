@@ -63,7 +63,7 @@ func (r completionRequest) appendJSON(b []byte) ([]byte, error) {
 }
 
 func (r *retrievalRequest) sizeHint() int {
-	n := 320 + 2*len(r.Question)
+	n := 320 + 2*len(r.Question) + 2*len(r.RerankID)
 	for _, id := range r.DatasetIDs {
 		n += len(id) + 3
 	}
@@ -100,8 +100,13 @@ func (r *retrievalRequest) appendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `,"highlight":`...)
 	b = strconv.AppendBool(b, r.Highlight)
-	b = append(b, `,"keyword":`...)
-	b = strconv.AppendBool(b, r.Keyword)
+	if r.Keyword {
+		b = append(b, `,"keyword":true`...)
+	}
+	if r.RerankID != "" {
+		b = append(b, `,"rerank_id":`...)
+		b = appendJSONString(b, r.RerankID)
+	}
 	b = append(b, `,"reference_metadata":{"include":`...)
 	b = strconv.AppendBool(b, r.ReferenceMetadata.Include)
 	b = append(b, `,"fields":`...)

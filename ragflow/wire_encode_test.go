@@ -16,7 +16,7 @@ func FuzzRequestBodies(f *testing.F) {
 	f.Add("", "", "", 0.0, -3, true)
 	f.Fuzz(func(t *testing.T, question, path, content string, threshold float64, topK int, stream bool) {
 		p := RetrieveParams{Question: question, DatasetIDs: []string{"d1", path}, Condition: PathCondition([]string{path}),
-			SimilarityThreshold: threshold, TopK: topK}
+			SimilarityThreshold: threshold, TopK: topK, RerankID: content, Keyword: stream}
 		req, err := retrievalBody(p)
 		if err != nil {
 			t.Skip()
