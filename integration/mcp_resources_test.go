@@ -41,7 +41,7 @@ func TestMCPPagesAsResources(t *testing.T) {
 		t.Errorf("page of another project: %v", err)
 	}
 	_, err = coder.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "wiki://main/publish/system/components/kunora-kgent/no-such-page.md"})
-	if code, _ := resourceErr(t, err); code != mcpsdk.CodeResourceNotFound {
+	if code, _ := resourceErr(t, err); code != jsonrpc.CodeInvalidParams { // the SDK's resource-not-found code since v1.7.0
 		t.Errorf("missing page: %v", err)
 	}
 
