@@ -16,6 +16,7 @@ import (
 // tree names itself caddy unless told otherwise), and the top-level help
 // lists the gate's own commands first.
 func TestHelpNamesTheBinary(t *testing.T) {
+	t.Parallel()
 	bin := gateBinary(t)
 	for _, args := range [][]string{{"policy", "--help"}, {"token", "--help"}, {"audit", "--help"}} {
 		out, err := exec.Command(bin, args...).CombinedOutput()
@@ -48,6 +49,7 @@ var replacingListed = regexp.MustCompile(`(?m)^\s+(upgrade|add-package|remove-pa
 // examples, and does not offer upgrade, add-package or remove-package;
 // shell completion does not offer them either.
 func TestHelpShowsTheGatesExamplesAndHidesReplacingCommands(t *testing.T) {
+	t.Parallel()
 	bin := gateBinary(t)
 	for _, args := range [][]string{nil, {"--help"}, {"-h"}, {"help"}} {
 		out, err := exec.Command(bin, args...).CombinedOutput()
@@ -92,6 +94,7 @@ func TestHelpShowsTheGatesExamplesAndHidesReplacingCommands(t *testing.T) {
 // binary; each exits 1 with a message saying why, and the binary is left
 // byte for byte as it was.
 func TestReplacingCommandsAreRefused(t *testing.T) {
+	t.Parallel()
 	bin := gateBinary(t)
 	before := fileDigest(t, bin)
 	for _, args := range [][]string{

@@ -12,6 +12,7 @@ import (
 // script calling a command this version lacks fails instead of passing on
 // a help page; a group named alone still prints its help and exits 0.
 func TestUnknownCommandsExitNonZero(t *testing.T) {
+	t.Parallel()
 	bin := gateBinary(t)
 	for _, c := range []struct{ args, want string }{
 		{"nosuch", `unknown command "nosuch" for "wikigate"`},

@@ -79,6 +79,7 @@ func TestDeployAlertsAndDashboardUseExportedMetrics(t *testing.T) {
 
 // promtool (Debian's prometheus package) accepts deploy/alerts.yml.
 func TestDeployAlertsPassPromtool(t *testing.T) {
+	t.Parallel()
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		if os.Getenv("WIKIGATE_REQUIRE_SERVERS") != "" {

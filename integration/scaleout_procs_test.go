@@ -17,21 +17,45 @@ import (
 // binary, so that one of them can be killed with SIGKILL while the others
 // serve: an in-process Caddy cannot die that way.
 
-// gateBinary builds ./cmd/wikigate into the test's temp dir (Go's build
-// cache makes this a link step when the tree has been built before).
+// builtGate is ./cmd/wikigate built once for the test process: the tests
+// only run it, and linking the whole gate is the slowest step of each of
+// them. TestMain removes its directory.
+var builtGate struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// gateBinary returns the built gate, building it on the first call (Go's
+// build cache makes this a link step when the tree has been built before).
 func gateBinary(t *testing.T) string {
 	t.Helper()
+	builtGate.once.Do(buildGate)
+	if builtGate.err != nil {
+		t.Fatal(builtGate.err)
+	}
+	return builtGate.path
+}
+
+func buildGate() {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Fatalf("the go tool is not on PATH: %v", err)
+		builtGate.err = fmt.Errorf("the go tool is not on PATH: %w", err)
+		return
 	}
-	bin := filepath.Join(t.TempDir(), "wikigate")
+	if builtGate.dir, err = os.MkdirTemp("", "wikigate-integration-"); err != nil {
+		builtGate.err = err
+		return
+	}
+	bin := filepath.Join(builtGate.dir, "wikigate")
 	cmd := exec.Command(goTool, "build", "-o", bin, "./cmd/wikigate")
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/wikigate: %v\n%s", err, out)
+		builtGate.err = fmt.Errorf("go build ./cmd/wikigate: %w\n%s", err, out)
+		return
 	}
-	return bin
+	builtGate.path = bin
 }
 
 // gateProc is one gate process: `wikigate run` on its own Caddyfile.
