@@ -42,10 +42,7 @@ type ragExpect struct {
 	items      []string
 }
 
-var (
-	fixtureChunkIDs = []string{"d78435d142bd5cf6704da62c778795c5", "e89546e253ce6d07815eb73d889806d6"}
-	noCitations     = []string(nil)
-)
+var fixtureChunkIDs = []string{"d78435d142bd5cf6704da62c778795c5", "e89546e253ce6d07815eb73d889806d6"}
 
 var ragCases = map[string]ragExpect{
 	"completion_response":          {reason: protocol.NoAnswerNoEvidence, dropped: 2},

@@ -6,7 +6,4 @@ import "github.com/wikigate/wikigate/internal/jsonscan"
 // (internal/jsonscan, shared with the other backend's decoders).
 type scanner = jsonscan.Scanner
 
-var (
-	errSyntax = jsonscan.ErrSyntax
-	errType   = jsonscan.ErrType
-)
+var errSyntax = jsonscan.ErrSyntax
