@@ -9,6 +9,7 @@ import (
 // (a burst, then attributionsPerSecond), and the memo of rules by code and
 // reason stays within attributionMemo entries.
 func TestAttributionIsBounded(t *testing.T) {
+	t.Parallel()
 	a := newAttributions()
 	allowed := 0
 	for range 10 * attributionBurst {

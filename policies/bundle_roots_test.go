@@ -51,6 +51,7 @@ func dataRoots(t *testing.T) []string {
 // refused with OPA's message naming the roots and what lies outside, at
 // start-up and on reload (the serving bundle stays).
 func TestBundleRootsEnforced(t *testing.T) {
+	t.Parallel()
 	built := buildBundle(t, defaultPolicyDir, policies.BuildOptions{Revision: "roots-1"})
 	covering := append([]string{"wikigate"}, dataRoots(t)...)
 	cases := []struct {

@@ -29,6 +29,7 @@ func testKey(i int) cacheKey {
 }
 
 func TestDecisionCacheStaysWithinItsSize(t *testing.T) {
+	t.Parallel()
 	const size = 64 << 10
 	c := newDecisionCache(size)
 	for i := range 10_000 {
@@ -55,6 +56,7 @@ func TestDecisionCacheStaysWithinItsSize(t *testing.T) {
 }
 
 func TestDecisionCacheKeepsRecentlyUsed(t *testing.T) {
+	t.Parallel()
 	c := newDecisionCache(cacheShards * 4 * decisionSize(testDecision(0)))
 	// Fill one shard's worth of keys that land in shard 0.
 	var keys []cacheKey
@@ -77,6 +79,7 @@ func TestDecisionCacheKeepsRecentlyUsed(t *testing.T) {
 }
 
 func TestDecisionCacheReturnsCopies(t *testing.T) {
+	t.Parallel()
 	c := newDecisionCache(0)
 	key := testKey(1)
 	d := testDecision(1)
@@ -94,6 +97,7 @@ func TestDecisionCacheReturnsCopies(t *testing.T) {
 // TestDecisionCacheCopiesProjectPaths: the map and its lists are shared
 // references, so a shallow copy would let one caller widen another's scope.
 func TestDecisionCacheCopiesProjectPaths(t *testing.T) {
+	t.Parallel()
 	c := newDecisionCache(0)
 	key := testKey(1)
 	d := testDecision(1)
@@ -111,6 +115,7 @@ func TestDecisionCacheCopiesProjectPaths(t *testing.T) {
 }
 
 func TestDecisionCacheDisabled(t *testing.T) {
+	t.Parallel()
 	if newDecisionCache(-1) != nil {
 		t.Error("a negative size did not disable the cache")
 	}

@@ -15,6 +15,7 @@ import (
 // policy three times with the cache on (the later rounds are cache hits)
 // and once with it off: the answers must be the same.
 func TestCachedDecisionsEqualEvaluatedOnes(t *testing.T) {
+	t.Parallel()
 	cached := newEngine(t, defaultPolicyDir)
 	uncached, err := policies.New(t.Context(), policies.Options{Dir: defaultPolicyDir, CacheSize: -1})
 	if err != nil {
@@ -40,6 +41,7 @@ func TestCachedDecisionsEqualEvaluatedOnes(t *testing.T) {
 // TestNondeterministicPolicyIsNotCached: a policy that reads the clock may
 // decide the same input differently, so its decisions must not be reused.
 func TestNondeterministicPolicyIsNotCached(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", `package wikigate
 

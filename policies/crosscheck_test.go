@@ -17,6 +17,7 @@ import (
 // topdown does, so Wasm serves, and says so with the number of calls it
 // was checked on; its decisions are topdown's.
 func TestAutoDecidesWithWasmWhenItAgrees(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zapcore.InfoLevel)
 	metrics := &evaluatorRecorder{}
 	engine, err := policies.New(t.Context(), policies.Options{Dir: defaultPolicyDir, Logger: zap.New(core), Evaluator: policies.EvaluatorAuto, Observer: metrics})
@@ -65,6 +66,7 @@ decision := {"allow": false, "code": "forbidden_scope", "reason": concat(" ", [s
 // and the warning names the call that differed; the same policy under
 // evaluator wasm would serve Wasm's answer.
 func TestAutoKeepsTopdownWhenWasmDiffers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", divergentPolicy)
 	core, logs := observer.New(zapcore.InfoLevel)
@@ -101,6 +103,7 @@ func TestAutoKeepsTopdownWhenWasmDiffers(t *testing.T) {
 // default evaluator, on topdown; evaluator wasm refuses it
 // (TestWasmRefusesWhatItCannotServe).
 func TestAutoKeepsTopdownWhenWasmCannotCompile(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	writeFile(t, dir, "reserved.rego", "package wasmeval_internal\n\nx := 1\n")
 	core, logs := observer.New(zapcore.InfoLevel)
@@ -121,6 +124,7 @@ func TestAutoKeepsTopdownWhenWasmCannotCompile(t *testing.T) {
 // failed Wasm call costs an instance rebuilt from the data image, so the
 // policy stays on topdown and says why.
 func TestAutoKeepsTopdownWhenWasmAborts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", `package wikigate
 
@@ -148,6 +152,7 @@ decision := {"allow": false, "code": "unauthorized", "reason": "b"} if input.act
 // start: New fails naming the call; the same policy under auto serves on
 // topdown, TestAutoKeepsTopdownWhenWasmDiffers).
 func TestWasmRefusesWhatDecidesDifferently(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", divergentPolicy)
 	_, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.NewNop(), Evaluator: policies.EvaluatorWasm})

@@ -23,12 +23,14 @@ func misspellDisabled(id string) func(map[string]any) {
 const disableTypoMessage = `agents["kunora-coding-agent"].disable: unknown member, did you mean "disabled"?`
 
 func TestShippedDataMatchesTheDataSchema(t *testing.T) {
+	t.Parallel()
 	if err := policies.CheckDir(t.Context(), defaultPolicyDir); err != nil {
 		t.Fatalf("shipped policy: %v", err)
 	}
 }
 
 func TestLoadRefusesMisspeltDisabled(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	editData(t, dir, misspellDisabled("kunora-coding-agent"))
 	_, err := policies.New(t.Context(), policies.Options{Dir: dir, SkipTests: true})
@@ -38,6 +40,7 @@ func TestLoadRefusesMisspeltDisabled(t *testing.T) {
 }
 
 func TestBuildAndCheckRefuseMisspeltDisabled(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	editData(t, dir, misspellDisabled("kunora-coding-agent"))
 	if err := policies.CheckDir(t.Context(), dir); err == nil || !strings.Contains(err.Error(), disableTypoMessage) {
@@ -51,6 +54,7 @@ func TestBuildAndCheckRefuseMisspeltDisabled(t *testing.T) {
 // A typo reaching a running gate is refused and the old revision, with the
 // agent's grants as they were, keeps serving.
 func TestReloadRefusesMisspeltDisabledAndKeepsServing(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	engine := newEngine(t, dir)
 	before := engine.Revision()
@@ -67,6 +71,7 @@ func TestReloadRefusesMisspeltDisabledAndKeepsServing(t *testing.T) {
 }
 
 func TestDataSchemaNamesEachMismatch(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		edit func(map[string]any)
 		want []string
@@ -111,6 +116,7 @@ func TestDataSchemaNamesEachMismatch(t *testing.T) {
 // data.json left every agent ungranted and the new grants unread, and
 // loaded: the top level is closed now.
 func TestLoadRefusesATopLevelTypo(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	editData(t, dir, func(data map[string]any) {
 		data["agent"] = data["agents"]

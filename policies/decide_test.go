@@ -110,6 +110,7 @@ func defaultPolicyCases() []decideCase {
 }
 
 func TestDecideDefaultPolicy(t *testing.T) {
+	t.Parallel()
 	engine := newEngine(t, defaultPolicyDir)
 	for _, tc := range defaultPolicyCases() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -183,6 +184,7 @@ func checkAllowed(t *testing.T, d policies.Decision, tc decideCase) {
 // directory. The flat scope covers kunora-kgent's internal pages through
 // kunora-gateway's path; ProjectPaths does not.
 func TestDecideKeepsEachProjectOnItsOwnPaths(t *testing.T) {
+	t.Parallel()
 	const components = "publish/system/components"
 	dir := copyPolicyDir(t)
 	editData(t, dir, func(data map[string]any) {
@@ -223,6 +225,7 @@ func sorted(s []string) []string {
 }
 
 func TestDecideWriteToolsEnableFeedback(t *testing.T) {
+	t.Parallel()
 	engine := newEngine(t, defaultPolicyDir)
 	d, err := engine.Decide(t.Context(), humanAsk("public-read", anonymousHuman, nil))
 	if err != nil {
@@ -234,6 +237,7 @@ func TestDecideWriteToolsEnableFeedback(t *testing.T) {
 }
 
 func TestDecideDatasetNotAllowed(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	editData(t, dir, func(data map[string]any) {
 		// catalog.datasets is indexed project → version → status → ids.

@@ -35,6 +35,7 @@ const differentialCalls = 1500
 // same tool-gate decision for each: the rewrite may only change how fast a
 // decision is made, never what it says.
 func TestRewriteDecidesLikeTheFrozenPolicy(t *testing.T) {
+	t.Parallel()
 	calls := differentialCalls
 	if testing.Short() {
 		calls /= 10

@@ -41,6 +41,7 @@ var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // that failed and the branch that chose the code, on either evaluator, and
 // the revision's digest. An allow names none.
 func TestDenialNamesTheRulesThatDecidedIt(t *testing.T) {
+	t.Parallel()
 	unknown := policies.Rule{File: "identity.rego", Line: lineOf(t, "identity.rego", `identity_problems contains "unknown agent"`), Name: "identity_problems"}
 	outside := policies.Rule{File: "scope_checks.rego", Line: lineOf(t, "scope_checks.rego", `scope_problems contains sprintf("project %q is not in your grant"`), Name: "scope_problems"}
 	for _, ev := range []string{policies.EvaluatorTopdown, policies.EvaluatorWasm} {
@@ -78,6 +79,7 @@ func TestDenialNamesTheRulesThatDecidedIt(t *testing.T) {
 // allow carries no scope the policy did not write, an allow keeps write
 // false and an empty pages list, and a denial names its rules beside it.
 func TestDecisionLogResultIsWhatThePolicyReturned(t *testing.T) {
+	t.Parallel()
 	e, logs := decisionLogEngine(t, policies.DecisionLogOptions{})
 	ctx := policies.WithDecisionID(context.Background(), "req-7")
 	if _, err := e.DecideTool(ctx, agentCall("kunora-coding-agent", "search", nil)); err != nil {
@@ -117,6 +119,7 @@ func TestDecisionLogResultIsWhatThePolicyReturned(t *testing.T) {
 // The engine keeps the sources of the last KeepRevisions revisions it
 // served, each folder loading as that revision, and removes older ones.
 func TestEngineKeepsTheLastRevisionsServed(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	kept := t.TempDir()
 	e, err := policies.New(context.Background(), policies.Options{Dir: dir, SkipTests: true, Logger: zap.NewNop(), RevisionsDir: kept, KeepRevisions: 2})

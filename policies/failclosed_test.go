@@ -23,6 +23,7 @@ const allowBody = `{
 }`
 
 func TestDecideFailsClosed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		policy  string // body of package wikigate
@@ -99,6 +100,7 @@ func TestDecideFailsClosed(t *testing.T) {
 }
 
 func TestDecideWellFormedMinimalPolicy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", "package wikigate\n\ndecision := "+allowBody+"\n")
 	engine := newEngine(t, dir)
@@ -112,6 +114,7 @@ func TestDecideWellFormedMinimalPolicy(t *testing.T) {
 }
 
 func TestDecideHonoursCancelledContext(t *testing.T) {
+	t.Parallel()
 	engine := newEngine(t, defaultPolicyDir)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -127,6 +130,7 @@ func TestDecideHonoursCancelledContext(t *testing.T) {
 // TestDecideReadsSetsAsLists: a policy may build lists as sets (their JSON
 // form is a list), and a null field is a missing one.
 func TestDecideReadsSetsAsLists(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", "package wikigate\n\ndecision := object.union("+allowBody+
 		`, {"write_tools": {"create_feedback"}, "datasets": {{"id": "ds1", "project": "p", "version": "main", "status": "approved"}}, "reason": null})`+"\n")

@@ -15,6 +15,7 @@ import (
 // decodes to the same document as encoding/json's, on generated inputs
 // (every field filled by reflection) and on strings that need escaping.
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	inputs := randomInputs(2000)
 	for _, s := range []string{"", "a\"b\\c", "tab\tnl\ncr\r", "nul\x00bel\x07\x1f", "<&>", "é☃😀", "bad\xffutf8\xc3", "\u2028\u2029"} {
 		inputs = append(inputs, Input{Endpoint: s, Tool: s, Caller: Caller{ID: s, Roles: []string{s}},

@@ -123,6 +123,7 @@ func fill(r *rand.Rand, v reflect.Value) {
 }
 
 func TestToASTMatchesJSONEncoding(t *testing.T) {
+	t.Parallel()
 	for _, in := range randomInputs(2000) {
 		want, raw := jsonValue(t, in)
 		if got := in.toAST(); got.Compare(want) != 0 {
@@ -135,6 +136,7 @@ func TestToASTMatchesJSONEncoding(t *testing.T) {
 // when the policy would see the same input: a shared key for different
 // inputs would serve one caller's decision to another.
 func TestInputKeyIsCanonical(t *testing.T) {
+	t.Parallel()
 	same, different := 0, 0
 	for _, pair := range nearCopies(3000) {
 		_, jsonA := jsonValue(t, pair[0])
@@ -155,6 +157,7 @@ func TestInputKeyIsCanonical(t *testing.T) {
 }
 
 func TestKeyForSeparatesRevisions(t *testing.T) {
+	t.Parallel()
 	in := randomInputs(1)[0]
 	if keyFor("aaaaaaaaaaaa", &in) == keyFor("bbbbbbbbbbbb", &in) {
 		t.Error("the same input under two policy revisions shares a cache key")

@@ -24,6 +24,7 @@ func (r *recorder) PolicyReload(o string)      { r.outcomes = append(r.outcomes,
 func (r *recorder) PolicyRevision(v, _ string) { r.revisions = append(r.revisions, v) }
 
 func TestReloadRefusesAPolicyWhoseTestsFail(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDirWithTests(t)
 	rec := &recorder{}
 	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Observer: rec})
@@ -72,6 +73,7 @@ func TestReloadRefusesAPolicyWhoseTestsFail(t *testing.T) {
 }
 
 func TestReloadActivatesAPolicyWhoseTestsPass(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDirWithTests(t)
 	rec := &recorder{}
 	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Observer: rec})
@@ -88,6 +90,7 @@ func TestReloadActivatesAPolicyWhoseTestsPass(t *testing.T) {
 }
 
 func TestStartFailsNamingFailingTests(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDirWithTests(t)
 	name := failOneTest(t, dir)
 	_, err := policies.New(t.Context(), policies.Options{Dir: dir})
@@ -101,6 +104,7 @@ func TestStartFailsNamingFailingTests(t *testing.T) {
 }
 
 func TestRunTestsOnTheShippedPolicy(t *testing.T) {
+	t.Parallel()
 	tf, err := policies.RunTests(t.Context(), defaultPolicyDir)
 	if err != nil || tf != nil {
 		t.Fatalf("RunTests(rego/) = %v, %v", tf, err)

@@ -24,6 +24,7 @@ func decideCodingSearch(t *testing.T, engine *policies.Engine) policies.Decision
 }
 
 func TestReloadAppliesEditedData(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	engine := newEngine(t, dir)
 	before := engine.Revision()
@@ -49,6 +50,7 @@ func TestReloadAppliesEditedData(t *testing.T) {
 }
 
 func TestReloadKeepsServingOnBrokenPolicy(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	core, logs := observer.New(zap.InfoLevel)
 	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.New(core)})
@@ -84,6 +86,7 @@ func TestReloadKeepsServingOnBrokenPolicy(t *testing.T) {
 }
 
 func TestRevisionIgnoresPolicyTests(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	engine := newEngine(t, dir)
 	before := engine.Revision()
@@ -111,6 +114,7 @@ func TestRevisionIgnoresPolicyTests(t *testing.T) {
 }
 
 func TestNewRejectsBrokenPolicy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		files   map[string]string
@@ -163,6 +167,7 @@ func TestNewRejectsBrokenPolicy(t *testing.T) {
 }
 
 func TestNewRejectsMissingDir(t *testing.T) {
+	t.Parallel()
 	if _, err := policies.New(t.Context(), policies.Options{Dir: filepath.Join(t.TempDir(), "absent")}); err == nil {
 		t.Error("New succeeded without a policy dir")
 	}
@@ -172,6 +177,7 @@ func TestNewRejectsMissingDir(t *testing.T) {
 }
 
 func TestNewLoadsNestedData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", "package wikigate\n\ndecision := data.x_nested.decision\n")
 	writeFile(t, dir, "x_nested/data.yaml", "decision:\n  allow: false\n  code: forbidden_tool\n  reason: from yaml\n")
@@ -185,6 +191,7 @@ func TestNewLoadsNestedData(t *testing.T) {
 // TestDecideDuringReload checks that requests racing a reload see either the
 // old or the new policy, never a half-built one.
 func TestDecideDuringReload(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	engine := newEngine(t, dir)
 	var wg sync.WaitGroup

@@ -44,6 +44,7 @@ const typoError = "rego_type_error: undefined ref: input.scope.paht"
 // sends does not start, does not replace a serving policy on reload, and
 // is not built into a bundle; each says where and what.
 func TestSchemaRefusesATypoAtLoad(t *testing.T) {
+	t.Parallel()
 	dir := misspell(t)
 	_, err := policies.New(context.Background(), policies.Options{Dir: dir, Logger: zap.NewNop()})
 	if err == nil || !strings.Contains(err.Error(), "scope.rego:") || !strings.Contains(err.Error(), typoError) {
@@ -74,6 +75,7 @@ func TestSchemaRefusesATypoAtLoad(t *testing.T) {
 // since OPA's tools would load them as data.schema and stop with a merge
 // error that names nothing.
 func TestSchemaShippedPolicyAndOldFolder(t *testing.T) {
+	t.Parallel()
 	if err := policies.CheckDir(context.Background(), defaultPolicyDir); err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +97,7 @@ func TestSchemaShippedPolicyAndOldFolder(t *testing.T) {
 // instances of input.json and decision.json, checked with OPA's own
 // json.match_schema.
 func TestSchemasDescribeRealCalls(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t, defaultPolicyDir)
 	full := &protocol.Scope{Projects: []string{"kunora-kgent"}, Paths: []string{kgent}, Version: "main"}
 	getPage := agentCall("kunora-coding-agent", "get_page", nil)

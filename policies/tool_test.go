@@ -10,6 +10,7 @@ import (
 )
 
 func TestDecideToolWithTheShippedPolicy(t *testing.T) {
+	t.Parallel()
 	engine := newEngine(t, defaultPolicyDir)
 	outside := scope([]string{"kunora-gateway"}, nil, "")
 	cases := []struct {
@@ -44,6 +45,7 @@ func TestDecideToolWithTheShippedPolicy(t *testing.T) {
 // the same Input for both queries; neither may answer from the other's
 // cache entry.
 func TestDecideToolIsCachedApartFromDecide(t *testing.T) {
+	t.Parallel()
 	engine := newEngine(t, defaultPolicyDir)
 	in := agentCall("kunora-coding-agent", "search", nil)
 	for range 2 {
@@ -57,6 +59,7 @@ func TestDecideToolIsCachedApartFromDecide(t *testing.T) {
 }
 
 func TestDecideToolFailsClosed(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, policy, wantErr string }{
 		{"no tool gate", "", "undefined"},
 		{"allow not a bool", `tool_decision := {"allow": "yes"}`, "malformed"},

@@ -66,6 +66,7 @@ func recentCalls() []policies.Input {
 // hit is the new revision's decision (here the edit switches an agent off,
 // so its warmed decisions are denials), never the previous revision's.
 func TestReloadWarmsTheRecentCalls(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	recorder := newCacheRecorder()
 	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.NewNop(), Observer: recorder})
@@ -104,6 +105,7 @@ func TestReloadWarmsTheRecentCalls(t *testing.T) {
 // TestReloadWarmsOnlyWhatWasAsked: a call nobody made before the reload is
 // still evaluated by the new revision (warming invents no decisions).
 func TestReloadWarmsOnlyWhatWasAsked(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	recorder := newCacheRecorder()
 	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.NewNop(), Observer: recorder})

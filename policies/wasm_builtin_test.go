@@ -23,6 +23,7 @@ decision := {"allow": false, "code": "unauthorized", "reason": "reached"} if {
 // fails inside the Wasm host denies with a one-line error that names it,
 // never a Go stack trace.
 func TestNonDeterministicBuiltinOnWasm(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "p.rego"), []byte(httpSendPolicy), 0o644); err != nil {
 		t.Fatal(err)

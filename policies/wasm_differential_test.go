@@ -14,6 +14,7 @@ import (
 // requires the same decision, tool-gate decision and error for each: the
 // Wasm evaluator may only change how fast a decision is made.
 func TestWasmDecidesLikeTopdown(t *testing.T) {
+	t.Parallel()
 	calls := differentialCalls
 	if testing.Short() {
 		calls /= 10

@@ -120,6 +120,7 @@ func copyDoc(t testing.TB, doc map[string]any) map[string]any {
 // malformed variants of it: the same decision, the same tool decision,
 // an error exactly when the other errs.
 func TestReadWireJSONMatchesAST(t *testing.T) {
+	t.Parallel()
 	cases := mutations(t)
 	for _, raw := range cases {
 		compareReaders(t, []byte(raw))
@@ -215,6 +216,7 @@ func namesAMemberTwice(raw []byte) bool {
 }
 
 func TestReadWireJSONRefusesAMemberNamedTwice(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{
 		`{"write":true,"write":[]}`,
 		`{"allow":true,"allow":false}`,
@@ -260,6 +262,7 @@ func BenchmarkWasmGlue(b *testing.B) {
 // text while it is read (name), and that text is a pooled buffer the next
 // decision overwrites, so nothing the reader returns may point into it.
 func TestReadWireJSONKeepsNothingOfTheText(t *testing.T) {
+	t.Parallel()
 	buf := []byte(allowResult)
 	want, err := decisionOf(readWireJSON([]byte(allowResult)))
 	if err != nil {
@@ -280,6 +283,7 @@ func TestReadWireJSONKeepsNothingOfTheText(t *testing.T) {
 // A token budget (tokens instead of requests) is read the same by both
 // readers; a limit counting both is a malformed decision.
 func TestTokenLimitIsRead(t *testing.T) {
+	t.Parallel()
 	raw := strings.Replace(allowResult, `"requests":120,"name":"ask-minute","window":60`, `"tokens":50000,"name":"tokens-hour","window":3600`, 1)
 	for _, read := range []func([]byte) (wireDecision, error){func(b []byte) (wireDecision, error) { return readWireAST(t, b) }, readWireJSON} {
 		w, err := read([]byte(raw))

@@ -16,6 +16,7 @@ import (
 // policy that takes the Wasm compiler's reserved package, do not load on
 // the Wasm evaluator; an unknown evaluator is refused outright.
 func TestWasmRefusesWhatItCannotServe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.rego", "package wikigate\n\ndecisions contains "+allowBody+"\n")
 	_, err := policies.New(t.Context(), policies.Options{Dir: dir, Query: "data.wikigate.decisions[_]", Evaluator: policies.EvaluatorWasm})
@@ -37,6 +38,7 @@ func TestWasmRefusesWhatItCannotServe(t *testing.T) {
 // tests on topdown but does not compile to Wasm is refused like a broken
 // one; the serving revision keeps deciding.
 func TestWasmReloadRefusesWhatDoesNotCompile(t *testing.T) {
+	t.Parallel()
 	dir := copyPolicyDir(t)
 	engine, err := policies.New(t.Context(), policies.Options{Dir: dir, Logger: zap.NewNop(), Evaluator: policies.EvaluatorWasm})
 	if err != nil {
@@ -60,6 +62,7 @@ func TestWasmReloadRefusesWhatDoesNotCompile(t *testing.T) {
 // at once on one Wasm engine (each evaluation needs its own instance) and
 // requires topdown's decisions; run with -race.
 func TestWasmConcurrentDecisions(t *testing.T) {
+	t.Parallel()
 	variant := dataVariants()[0]
 	topdown := differentialEngineWith(t, defaultPolicyDir, variant.edit, policies.EvaluatorTopdown)
 	wasm := differentialEngineWith(t, defaultPolicyDir, variant.edit, policies.EvaluatorWasm)
