@@ -1,9 +1,11 @@
 package meili
 
 import (
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/wikigate/wikigate/meili/filterexpr"
 )
 
 // ClientFilterAttributes are the attributes a caller's own filter may name
@@ -17,39 +19,54 @@ const (
 	maxClientConditions  = 64
 )
 
+// clientFilterParser is Meilisearch's grammar (package filterexpr, the one
+// the development Meilisearch evaluates) within the caller's bounds.
+var clientFilterParser = filterexpr.Parser{MaxDepth: maxClientFilterDepth, MaxBytes: maxClientFilterBytes}
+
 // ClientFilter parses a caller's filter (Meilisearch's string form, or its
 // array form: outer elements ANDed, inner arrays ORed) and renders it again
 // from what was parsed, each value quoted with Quote. Only =, !=, IN, NOT IN,
-// NOT, AND, OR and parentheses over ClientFilterAttributes are accepted.
-// The gate never sends the caller's text: a rendered filter cannot close a
-// parenthesis of the filter it is ANDed with (And), so a caller's filter
-// can only narrow the decided one. nil or "" gives "".
+// NOT, AND, OR and parentheses over ClientFilterAttributes are accepted;
+// keywords are upper case only, as Meilisearch reads them. The gate never
+// sends the caller's text: a rendered filter cannot close a parenthesis of
+// the filter it is ANDed with (And), so a caller's filter can only narrow
+// the decided one. nil or "" gives "".
 func ClientFilter(v any) (string, error) {
-	switch f := v.(type) {
-	case nil:
-		return "", nil
-	case string:
-		return parseClientFilter(f)
-	case []any:
-		return clientFilterArray(f)
+	node, perr := clientFilterParser.ParseValue(v)
+	if perr != nil {
+		return "", perr
 	}
-	return "", errors.New("filter must be a string or an array of strings and arrays of strings")
+	if node == nil {
+		return "", nil
+	}
+	conditions := 0
+	node.Walk(func(n filterexpr.Node) {
+		if _, ok := n.(filterexpr.Cond); ok {
+			conditions++
+		}
+	})
+	if conditions > maxClientConditions {
+		return "", fmt.Errorf("filter has more than %d conditions", maxClientConditions)
+	}
+	if items, ok := v.([]any); ok {
+		return renderClientArray(items)
+	}
+	return renderClientFilter(node)
 }
 
-// clientFilterArray renders the array form: elements ANDed, an element that
-// is an array ORs its strings.
-func clientFilterArray(items []any) (string, error) {
+// renderClientArray renders the array form element by element (ParseValue
+// has checked its shape and syntax): elements ANDed, each in parentheses,
+// an element that is an array ORs its strings.
+func renderClientArray(items []any) (string, error) {
 	parts := make([]string, 0, len(items))
 	for _, it := range items {
 		var part string
 		var err error
 		switch x := it.(type) {
 		case string:
-			part, err = parseClientFilter(x)
+			part, err = renderClientString(x)
 		case []any:
-			part, err = clientFilterOr(x)
-		default:
-			err = errors.New("filter array elements must be strings or arrays of strings")
+			part, err = renderClientOr(x)
 		}
 		if err != nil {
 			return "", err
@@ -59,14 +76,11 @@ func clientFilterArray(items []any) (string, error) {
 	return And(parts...), nil
 }
 
-func clientFilterOr(items []any) (string, error) {
+func renderClientOr(items []any) (string, error) {
 	parts := make([]string, 0, len(items))
 	for _, it := range items {
-		s, ok := it.(string)
-		if !ok {
-			return "", errors.New("filter arrays inside the filter array must hold strings only")
-		}
-		part, err := parseClientFilter(s)
+		s, _ := it.(string) // ParseValue has checked
+		part, err := renderClientString(s)
 		if err != nil {
 			return "", err
 		}
@@ -77,24 +91,73 @@ func clientFilterOr(items []any) (string, error) {
 	return strings.Join(parts, " OR "), nil
 }
 
-func parseClientFilter(s string) (string, error) {
-	if len(s) > maxClientFilterBytes {
-		return "", fmt.Errorf("filter is longer than %d bytes", maxClientFilterBytes)
+func renderClientString(s string) (string, error) {
+	node, perr := clientFilterParser.Parse(s)
+	if perr != nil {
+		return "", perr
 	}
-	toks, err := lexFilter(s)
-	if err != nil {
-		return "", err
-	}
-	if len(toks) == 0 {
+	if node == nil {
 		return "", nil
 	}
-	p := &filterParser{toks: toks}
-	out, err := p.or(0)
-	if err != nil {
-		return "", err
+	return renderClientFilter(node)
+}
+
+// renderClientFilter writes n again, every operand of AND, OR and NOT in
+// parentheses so the rendering keeps the parsed grouping and renders to
+// itself when parsed again.
+func renderClientFilter(n filterexpr.Node) (string, error) {
+	switch t := n.(type) {
+	case filterexpr.Or:
+		return renderJoined(t.Children, "OR")
+	case filterexpr.And:
+		return renderJoined(t.Children, "AND")
+	case filterexpr.Not:
+		inner, err := renderClientFilter(t.Child)
+		return "NOT (" + inner + ")", err
+	case filterexpr.Cond:
+		return renderCondition(t)
+	case filterexpr.Geo:
+		return "", notFilterable(t.Name.Text)
 	}
-	if p.pos < len(p.toks) {
-		return "", fmt.Errorf("filter: unexpected %s", p.toks[p.pos].describe())
+	return "", fmt.Errorf("filter: unexpected %T", n)
+}
+
+func renderJoined(children []filterexpr.Node, word string) (string, error) {
+	parts := make([]string, len(children))
+	for i, c := range children {
+		part, err := renderClientFilter(c)
+		if err != nil {
+			return "", err
+		}
+		parts[i] = part
 	}
-	return out, nil
+	return "(" + strings.Join(parts, ") "+word+" (") + ")", nil
+}
+
+// renderCondition is attr = v, attr != v, attr IN [..] or attr NOT IN [..].
+func renderCondition(c filterexpr.Cond) (string, error) {
+	i := slices.Index(ClientFilterAttributes, c.Attr.Text)
+	if i < 0 {
+		return "", notFilterable(c.Attr.Text)
+	}
+	attr := ClientFilterAttributes[i]
+	switch c.Op {
+	case "=":
+		return attr + " " + c.Operator() + " " + Quote(c.Values[0]), nil
+	case "IN":
+		return attr + " " + c.Operator() + " " + quoteList(c.Values), nil
+	}
+	return "", fmt.Errorf("filter: only =, !=, IN and NOT IN compare values here, not %s", c.Operator())
+}
+
+func notFilterable(attr string) error {
+	return fmt.Errorf("filter: %q is not a filterable attribute; filterable: %s",
+		cut(attr, 32), strings.Join(ClientFilterAttributes, ", "))
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

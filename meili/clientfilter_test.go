@@ -19,6 +19,11 @@ func TestClientFilterRendersWhatItParsed(t *testing.T) {
 		{"((status = a))", `status = "a"`},
 		{`path = "a\"b"`, `path = "a\"b"`},
 		{[]any{"status = working", []any{"project = a", "project = b"}}, `(status = "working") AND ((project = "a") OR (project = "b"))`},
+		// Keywords are upper case only, as Meilisearch reads them
+		// (meili/filterexpr/testdata/filter_syntax.md): a lower-case one is
+		// a value, and a list may end with a comma.
+		{"status = and", `status = "and"`},
+		{"project IN [not, or,]", `project IN ["not", "or"]`},
 	}
 	for _, c := range cases {
 		got, err := ClientFilter(c.in)
@@ -41,6 +46,14 @@ func TestClientFilterRefusesWhatItDoesNotParse(t *testing.T) {
 		`status IN [a b]`,
 		`(status = a`,
 		`status = AND`,
+		`status = a and project = b`,
+		`status = a or project = b`,
+		`not status = a`,
+		`project in [a]`,
+		`project not in [a]`,
+		`status STARTS WITH a`,
+		`status EXISTS`,
+		`_geoRadius(1, 2, 3)`,
 		strings.Repeat("(", 20) + "status = a" + strings.Repeat(")", 20),
 		strings.Repeat("status = a AND ", 200) + "status = a",
 		42.0,

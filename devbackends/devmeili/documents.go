@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/wikigate/wikigate/meili/filterexpr"
 )
 
 // browseQuery is a decoded documents listing (docs/backends.md, Meilisearch
@@ -157,16 +159,16 @@ func (s *Server) browse(w http.ResponseWriter, r *http.Request, bq browseQuery) 
 	if err != nil {
 		return err
 	}
-	node, ferr := parseFilterValue(bq.filter)
+	node, ferr := filterexpr.ParseValue(bq.filter)
 	if ferr == nil {
 		ferr = checkFilterable(node, filterableAttributes)
 	}
 	if ferr != nil {
 		code := "invalid_document_filter"
-		if ferr.featureGated {
+		if ferr.FeatureGated {
 			code = "feature_not_enabled"
 		}
-		return newError(code, "%s", ferr.message())
+		return newError(code, "%s", ferr.Error())
 	}
 	for _, s := range bq.sort {
 		attr, _, _ := strings.Cut(s, ":")

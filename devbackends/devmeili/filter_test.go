@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/wikigate/wikigate/meili/filterexpr"
 )
 
 var filterDoc = orderedObject{
@@ -58,67 +60,13 @@ func TestFilterMatches(t *testing.T) {
 		{`missing != x`, true},
 	}
 	for _, c := range cases {
-		node, err := parseFilterString(c.filter)
+		node, err := filterexpr.Parse(c.filter)
 		if err != nil {
-			t.Errorf("%s: unexpected error %s", c.filter, err.message())
+			t.Errorf("%s: unexpected error %s", c.filter, err.Error())
 			continue
 		}
-		if got := node.matches(filterDoc); got != c.want {
+		if got := matches(node, filterDoc); got != c.want {
 			t.Errorf("%s: matches = %v, want %v", c.filter, got, c.want)
-		}
-	}
-}
-
-func TestFilterBlankMeansNoFilter(t *testing.T) {
-	for _, f := range []string{"", "   "} {
-		if node, err := parseFilterString(f); node != nil || err != nil {
-			t.Errorf("%q: got %v, %v; want no filter", f, node, err)
-		}
-	}
-}
-
-func TestFilterSyntaxErrors(t *testing.T) {
-	cases := []struct{ filter, want string }{
-		{`title = Glass XOR title = Glass`, fixtureMessage(t, "error.invalid_search_filter.json")},
-		{`title & Glass`, fixtureMessage(t, "error.invalid_search_filter.syntax.json")},
-		{`status = `, "Was expecting a value but instead got nothing.\n10:10 status = "},
-		{`status = NOT`, "Was expecting a value but instead got `NOT`, which is a reserved keyword. To use `NOT` as a field name or a value, surround it by quotes.\n10:13 status = NOT"},
-		{`(status = a`, "Expression `(status = a` is missing the following closing delimiter: `)`.\n1:12 (status = a"},
-		{`status = "abc`, "Expression `\"abc` is missing the following closing delimiter: `\"`.\n10:14 status = \"abc"},
-		{`status IN a`, "Expected `[` after `IN` keyword.\n11:12 status IN a"},
-		{`status IN [a b]`, "Expected matching `]` after the list of field names given to `IN[`\n11:16 status IN [a b]"},
-		{`status = a AND`, strings.Replace(invalidPrimaryMsg, "%s", "", 1) + "\n15:15 status = a AND"},
-	}
-	for _, c := range cases {
-		_, err := parseFilterString(c.filter)
-		if err == nil {
-			t.Errorf("%s: parsed, want an error", c.filter)
-			continue
-		}
-		if got := err.message(); got != c.want {
-			t.Errorf("%s:\n got  %q\n want %q", c.filter, got, c.want)
-		}
-	}
-}
-
-func TestFilterContainsIsFeatureGated(t *testing.T) {
-	_, err := parseFilterString("doggo CONTAINS kefir")
-	if err == nil || !err.featureGated {
-		t.Fatalf("CONTAINS: got %v, want a feature-gated error", err)
-	}
-	if want := fixtureMessage(t, "error.feature_not_enabled.contains.json"); err.message() != want {
-		t.Errorf("got %q, want %q", err.message(), want)
-	}
-}
-
-func TestFilterDepthIsBounded(t *testing.T) {
-	for _, f := range []string{
-		strings.Repeat("NOT ", 200) + "a = b",
-		strings.Repeat("(", 200) + "a = b" + strings.Repeat(")", 200),
-	} {
-		_, err := parseFilterString(f)
-		if err == nil || !strings.HasPrefix(err.message(), "The filter exceeded the maximum depth limit.") {
-			t.Errorf("deep filter: got %v, want the depth limit error", err)
 		}
 	}
 }
@@ -135,44 +83,29 @@ func TestFilterArrayForm(t *testing.T) {
 		{`[]`, true},
 	}
 	for _, c := range cases {
-		node, err := parseFilterValue(decodeJSON(t, c.filter))
+		node, err := filterexpr.ParseValue(decodeJSON(t, c.filter))
 		if err != nil {
-			t.Errorf("%s: %s", c.filter, err.message())
+			t.Errorf("%s: %s", c.filter, err.Error())
 			continue
 		}
-		if got := node == nil || node.matches(filterDoc); got != c.want {
+		if got := node == nil || matches(node, filterDoc); got != c.want {
 			t.Errorf("%s: matches = %v, want %v", c.filter, got, c.want)
 		}
 	}
 }
 
-func TestFilterArrayFormTypeErrors(t *testing.T) {
-	cases := []struct{ filter, want string }{
-		{`true`, fixtureMessage(t, "error.invalid_search_filter.type.json")},
-		{`[1]`, "Invalid syntax for the filter parameter: `expected String, [String], found: 1`."},
-		{`[[1]]`, "Invalid syntax for the filter parameter: `expected String, found: 1`."},
-		{`[["a = b", ["x"]]]`, "Invalid syntax for the filter parameter: `expected String, found: [\"x\"]`."},
-	}
-	for _, c := range cases {
-		_, err := parseFilterValue(decodeJSON(t, c.filter))
-		if err == nil || err.message() != c.want {
-			t.Errorf("%s: got %v, want %q", c.filter, err, c.want)
-		}
-	}
-}
-
 func TestFilterNotFilterableNamesTheAttribute(t *testing.T) {
-	node, perr := parseFilterString(`"many" = "Glass"`)
+	node, perr := filterexpr.Parse(`"many" = "Glass"`)
 	if perr != nil {
-		t.Fatal(perr.message())
+		t.Fatal(perr.Error())
 	}
 	err := checkFilterable(node, filterableAttributes)
 	want := "Attribute `many` is not filterable. Available filterable attribute patterns are: `id`, `path`, `pathPrefixes`, `project`, `status`, `version`.\n2:6 \"many\" = \"Glass\""
-	if err == nil || err.message() != want {
+	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
-	node, _ = parseFilterString(`_geoRadius(45.4, 9.1, 2000)`)
-	if err := checkFilterable(node, filterableAttributes); err == nil || !strings.HasPrefix(err.message(), "Attribute `_geo` is not filterable.") {
+	node, _ = filterexpr.Parse(`_geoRadius(45.4, 9.1, 2000)`)
+	if err := checkFilterable(node, filterableAttributes); err == nil || !strings.HasPrefix(err.Error(), "Attribute `_geo` is not filterable.") {
 		t.Errorf("geo filter: got %v, want _geo not filterable", err)
 	}
 }

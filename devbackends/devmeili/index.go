@@ -5,9 +5,11 @@ import (
 	"time"
 
 	"github.com/wikigate/wikigate/samplewiki"
+
+	"github.com/wikigate/wikigate/meili/filterexpr"
 )
 
-// Index settings of the page index (README, Backends: the data contract).
+// Index settings of the page index (docs/backends.md, What the backends must hold).
 var (
 	filterableAttributes = []string{"id", "path", "pathPrefixes", "project", "version", "status"}
 	searchableAttributes = []string{"title", "headings", "content"}
@@ -120,10 +122,10 @@ func contains(list []string, s string) bool {
 }
 
 // filterDocs returns the positions of the documents node accepts, in index order.
-func (ix *index) filterDocs(node filterNode) []int {
+func (ix *index) filterDocs(node filterexpr.Node) []int {
 	var out []int
 	for i, d := range ix.docs {
-		if node == nil || node.matches(d) {
+		if node == nil || matches(node, d) {
 			out = append(out, i)
 		}
 	}

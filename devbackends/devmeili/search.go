@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/wikigate/wikigate/meili/filterexpr"
 )
 
 func (s *Server) handleSearchPost(w http.ResponseWriter, r *http.Request, cred credential) *apiError {
@@ -58,23 +60,26 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, q searchQuery, c
 
 // searchFilter parses the effective filter; errors use invalid_search_filter
 // and, when the index settings are involved, the "Index `uid`: " prefix.
-func searchFilter(v any, uid string) (filterNode, *apiError) {
-	node, ferr := parseFilterValue(v)
+func searchFilter(v any, uid string) (filterexpr.Node, *apiError) {
+	node, ferr := filterexpr.ParseValue(v)
 	if ferr == nil {
 		if ferr = checkFilterable(node, filterableAttributes); ferr != nil {
-			return nil, newError("invalid_search_filter", "Index `%s`: %s", uid, ferr.message())
+			return nil, newError("invalid_search_filter", "Index `%s`: %s", uid, ferr.Error())
 		}
 		return node, nil
 	}
-	if ferr.featureGated {
-		return nil, newError("feature_not_enabled", "%s", ferr.message())
+	if ferr.FeatureGated {
+		return nil, newError("feature_not_enabled", "%s", ferr.Error())
 	}
-	return nil, newError("invalid_search_filter", "%s", ferr.message())
+	return nil, newError("invalid_search_filter", "%s", ferr.Error())
 }
 
 // validateSearch checks the parameters that depend on index settings.
 func validateSearch(q searchQuery, uid string) *apiError {
-	for _, s := range q.Sort {
+	// The index has no sortable attributes, so the first sort rule is
+	// refused either way: for its syntax or for its attribute.
+	if len(q.Sort) > 0 {
+		s := q.Sort[0]
 		attr, dir, _ := strings.Cut(s, ":")
 		if dir != "asc" && dir != "desc" {
 			return newError("invalid_search_sort", "Invalid syntax for the sort parameter: expected expression ending by `:asc` or `:desc`, found `%s`.", s)
@@ -126,7 +131,7 @@ func matchingFilterable(pattern string) []string {
 // execute filters, ranks, thresholds and de-duplicates; pagination is left
 // to the response. A query without words is a placeholder search: every
 // matching document in index order, each scoring 1.
-func (ix *index) execute(q searchQuery, filter filterNode) []scored {
+func (ix *index) execute(q searchQuery, filter filterexpr.Node) []scored {
 	candidates := ix.filterDocs(filter)
 	terms := parseQueryTerms(q.Q, ix.stopWordSet())
 	var ranked []scored

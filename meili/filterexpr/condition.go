@@ -1,4 +1,4 @@
-package devmeili
+package filterexpr
 
 import "strings"
 
@@ -7,7 +7,7 @@ var comparisonOps = []string{"!=", ">=", "<=", "=", ">", "<"}
 
 // parseCondition parses "attr <operator> ..." once the primary is known not
 // to be a group or a geo function.
-func (p *filterParser) parseCondition(start int) (filterNode, *filterError) {
+func (p *parser) parseCondition(start int) (Node, *Error) {
 	attr, err := p.parseValue(true)
 	if err != nil {
 		return nil, err
@@ -22,9 +22,9 @@ func (p *filterParser) parseCondition(start int) (filterNode, *filterError) {
 				return nil, err
 			}
 			if op == "!=" {
-				return notNode{condNode{attr: *attr, op: "=", values: []string{v.text}}}, nil
+				return Cond{Attr: *attr, Op: "=", Negated: true, Values: []string{v.Text}}, nil
 			}
-			return condNode{attr: *attr, op: op, values: []string{v.text}}, nil
+			return Cond{Attr: *attr, Op: op, Values: []string{v.Text}}, nil
 		}
 	}
 	if p.acceptKeyword("NOT") {
@@ -35,14 +35,14 @@ func (p *filterParser) parseCondition(start int) (filterNode, *filterError) {
 
 // parseKeywordOperator handles IN, EXISTS, IS ..., STARTS WITH, CONTAINS and
 // the range form "attr lo TO hi".
-func (p *filterParser) parseKeywordOperator(start int, attr span) (filterNode, *filterError) {
+func (p *parser) parseKeywordOperator(start int, attr Span) (Node, *Error) {
 	switch w, kwStart, kwEnd := p.peekWord(); w {
 	case "IN":
 		p.pos = kwEnd
 		return p.parseInList(attr)
 	case "EXISTS":
 		p.pos = kwEnd
-		return condNode{attr: attr, op: "EXISTS"}, nil
+		return Cond{Attr: attr, Op: "EXISTS"}, nil
 	case "IS":
 		p.pos = kwEnd
 		return p.parseIs(start, attr)
@@ -59,23 +59,23 @@ func (p *filterParser) parseKeywordOperator(start int, attr span) (filterNode, *
 		if err != nil {
 			return nil, err
 		}
-		return condNode{attr: attr, op: "TO", values: []string{lo.text, hi.text}}, nil
+		return Cond{Attr: attr, Op: "TO", Values: []string{lo.Text, hi.Text}}, nil
 	}
 	p.pos = save
 	return nil, p.errAt(start, len(p.src), invalidPrimaryMsg, p.rest(start))
 }
 
 // parseNegatedOperator handles "attr NOT IN|EXISTS|STARTS WITH|CONTAINS".
-func (p *filterParser) parseNegatedOperator(start int, attr span) (filterNode, *filterError) {
-	var inner filterNode
-	var err *filterError
+func (p *parser) parseNegatedOperator(start int, attr Span) (Node, *Error) {
+	var inner Node
+	var err *Error
 	switch w, kwStart, kwEnd := p.peekWord(); w {
 	case "IN":
 		p.pos = kwEnd
 		inner, err = p.parseInList(attr)
 	case "EXISTS":
 		p.pos = kwEnd
-		inner = condNode{attr: attr, op: "EXISTS"}
+		inner = Cond{Attr: attr, Op: "EXISTS"}
 	case "STARTS":
 		p.pos = kwEnd
 		inner, err = p.parseStartsWith(start, attr)
@@ -87,27 +87,35 @@ func (p *filterParser) parseNegatedOperator(start int, attr span) (filterNode, *
 	if err != nil {
 		return nil, err
 	}
-	return notNode{inner}, nil
+	return negated(inner), nil
 }
 
-func (p *filterParser) parseIs(start int, attr span) (filterNode, *filterError) {
+// negated is c written with NOT ("NOT IN", "NOT EXISTS", "IS NOT NULL"):
+// the complement of c.
+func negated(n Node) Node {
+	c := n.(Cond) // the negated operators all parse to one condition
+	c.Negated = true
+	return c
+}
+
+func (p *parser) parseIs(start int, attr Span) (Node, *Error) {
 	negate := p.acceptKeyword("NOT")
-	var node filterNode
+	var node Node
 	switch {
 	case p.acceptKeyword("NULL"):
-		node = condNode{attr: attr, op: "IS NULL"}
+		node = Cond{Attr: attr, Op: "IS NULL"}
 	case p.acceptKeyword("EMPTY"):
-		node = condNode{attr: attr, op: "IS EMPTY"}
+		node = Cond{Attr: attr, Op: "IS EMPTY"}
 	default:
 		return nil, p.errAt(start, len(p.src), invalidPrimaryMsg, p.rest(start))
 	}
 	if negate {
-		return notNode{node}, nil
+		return negated(node), nil
 	}
 	return node, nil
 }
 
-func (p *filterParser) parseStartsWith(start int, attr span) (filterNode, *filterError) {
+func (p *parser) parseStartsWith(start int, attr Span) (Node, *Error) {
 	if !p.acceptKeyword("WITH") {
 		return nil, p.errAt(start, len(p.src), invalidPrimaryMsg, p.rest(start))
 	}
@@ -115,19 +123,19 @@ func (p *filterParser) parseStartsWith(start int, attr span) (filterNode, *filte
 	if err != nil {
 		return nil, err
 	}
-	return condNode{attr: attr, op: "STARTS WITH", values: []string{v.text}}, nil
+	return Cond{Attr: attr, Op: "STARTS WITH", Values: []string{v.Text}}, nil
 }
 
 // containsError: CONTAINS is gated behind an experimental feature in the
 // engine (docs/backends.md, Meilisearch wire details: Filter language), and
 // this server does not offer experimental features.
-func (p *filterParser) containsError(start, end int) *filterError {
+func (p *parser) containsError(start, end int) *Error {
 	e := p.errAt(start, end, "Using `CONTAINS` in a filter requires enabling the `contains filter` experimental feature. See https://github.com/orgs/meilisearch/discussions/763")
-	e.featureGated = true
+	e.FeatureGated = true
 	return e
 }
 
-func (p *filterParser) parseInList(attr span) (filterNode, *filterError) {
+func (p *parser) parseInList(attr Span) (Node, *Error) {
 	p.skipWS()
 	open := p.pos
 	if p.peek() != '[' {
@@ -139,13 +147,13 @@ func (p *filterParser) parseInList(attr span) (filterNode, *filterError) {
 		p.skipWS()
 		if p.peek() == ']' {
 			p.pos++
-			return condNode{attr: attr, op: "IN", values: values}, nil
+			return Cond{Attr: attr, Op: "IN", Values: values}, nil
 		}
 		v, err := p.expectValue()
 		if err != nil {
 			return nil, err
 		}
-		values = append(values, v.text)
+		values = append(values, v.Text)
 		p.skipWS()
 		switch p.peek() {
 		case ',':
@@ -158,7 +166,7 @@ func (p *filterParser) parseInList(attr span) (filterNode, *filterError) {
 }
 
 // expectValue parses a value that must be there.
-func (p *filterParser) expectValue() (*span, *filterError) {
+func (p *parser) expectValue() (*Span, *Error) {
 	v, err := p.parseValue(true)
 	if err != nil {
 		return nil, err
@@ -175,7 +183,7 @@ func (p *filterParser) expectValue() (*span, *filterError) {
 
 // parseValue reads a bare word or a quoted string; nil when there is none.
 // A bare keyword is an error when keywordIsError, else simply "no value".
-func (p *filterParser) parseValue(keywordIsError bool) (*span, *filterError) {
+func (p *parser) parseValue(keywordIsError bool) (*Span, *Error) {
 	p.skipWS()
 	if q := p.peek(); q == '"' || q == '\'' {
 		return p.parseQuoted(q)
@@ -192,12 +200,12 @@ func (p *filterParser) parseValue(keywordIsError bool) (*span, *filterError) {
 			"Was expecting a value but instead got `%s`, which is a reserved keyword. To use `%s` as a field name or a value, surround it by quotes.", w, w)
 	}
 	p.pos = end
-	return &span{text: w, start: start, end: end, src: p.text}, nil
+	return &Span{Text: w, Start: start, End: end, Src: p.text}, nil
 }
 
 // parseQuoted reads a string quoted by q where a backslash escapes the quote
 // or another backslash.
-func (p *filterParser) parseQuoted(q rune) (*span, *filterError) {
+func (p *parser) parseQuoted(q rune) (*Span, *Error) {
 	start := p.pos
 	p.pos++
 	var b strings.Builder
@@ -210,7 +218,7 @@ func (p *filterParser) parseQuoted(q rune) (*span, *filterError) {
 		}
 		p.pos++
 		if r == q {
-			return &span{text: b.String(), start: start + 1, end: p.pos - 1, src: p.text}, nil
+			return &Span{Text: b.String(), Start: start + 1, End: p.pos - 1, Src: p.text}, nil
 		}
 		b.WriteRune(r)
 	}

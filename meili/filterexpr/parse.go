@@ -1,4 +1,4 @@
-package devmeili
+package filterexpr
 
 import (
 	"fmt"
@@ -19,55 +19,54 @@ import (
 //
 // Keywords are upper case only; values are bare words or quoted strings.
 
-// maxFilterDepth bounds nesting as the engine does, so a hostile filter cannot
-// exhaust the stack.
-const maxFilterDepth = 150
+// MaxDepth is the engine's bound on nesting (NOT and parentheses), so a
+// hostile filter cannot exhaust the stack.
+const MaxDepth = 150
 
 const invalidPrimaryMsg = "Was expecting an operation `=`, `!=`, `>=`, `>`, `<=`, `<`, `IN`, `NOT IN`, `TO`, `EXISTS`, `NOT EXISTS`, `IS NULL`, `IS NOT NULL`, `IS EMPTY`, `IS NOT EMPTY`, `CONTAINS`, `NOT CONTAINS`, `STARTS WITH`, `NOT STARTS WITH`, `_geoRadius`, `_geoBoundingBox` or `_geoPolygon` at `%s`."
 
 // filterKeywords cannot be bare values or attribute names; quote them.
 var filterKeywords = map[string]bool{
 	"OR": true, "AND": true, "NOT": true, "TO": true, "IN": true, "EXISTS": true,
-	"IS": true, "NULL": true, "EMPTY": true, "CONTAINS": true, "STARTS": true,
+	"IS": true, "NULL": true, "EMPTY": true, "CONTAINS": true, "STARTS": true, "WITH": true,
 }
 
 var geoFunctions = map[string]bool{"_geoRadius": true, "_geoBoundingBox": true, "_geoPolygon": true}
 
-// span is a piece of a filter with its rune offsets in src, so errors can
-// point at it the way the engine does ("\n<start>:<end> <filter>").
-type span struct {
-	text       string
-	start, end int
-	src        string
+// Parser parses filters within its bounds; the zero Parser has the
+// engine's (MaxDepth, no length limit).
+type Parser struct {
+	// MaxDepth bounds nesting (NOT and parentheses); 0 is MaxDepth.
+	MaxDepth int
+	// MaxBytes bounds each filter string's length; 0 is no bound.
+	MaxBytes int
 }
 
-// filterError is a filter problem. Positioned errors end with the location
-// suffix; type errors of the JSON filter value do not.
-type filterError struct {
-	featureGated bool // CONTAINS: the engine answers feature_not_enabled
-	msg          string
-	positioned   bool
-	start, end   int
-	src          string
+type parser struct {
+	src      []rune
+	text     string
+	pos      int
+	depth    int
+	maxDepth int
 }
 
-func (e *filterError) message() string {
-	if !e.positioned {
-		return e.msg
+// Parse parses one filter expression with the engine's bounds; blank
+// input means no filter (nil, nil).
+func Parse(s string) (Node, *Error) { return Parser{}.Parse(s) }
+
+// ParseValue parses a string, array or nil filter with the engine's
+// bounds (Parser.ParseValue).
+func ParseValue(v any) (Node, *Error) { return Parser{}.ParseValue(v) }
+
+// Parse parses one filter expression; blank input means no filter.
+func (c Parser) Parse(s string) (Node, *Error) {
+	if c.MaxBytes > 0 && len(s) > c.MaxBytes {
+		return nil, &Error{Msg: fmt.Sprintf("The filter is longer than %d bytes.", c.MaxBytes)}
 	}
-	return fmt.Sprintf("%s\n%d:%d %s", e.msg, e.start+1, e.end+1, e.src)
-}
-
-type filterParser struct {
-	src   []rune
-	text  string
-	pos   int
-	depth int
-}
-
-// parseFilterString parses one filter expression; blank input means no filter.
-func parseFilterString(s string) (filterNode, *filterError) {
-	p := &filterParser{src: []rune(s), text: s}
+	p := &parser{src: []rune(s), text: s, maxDepth: c.MaxDepth}
+	if p.maxDepth <= 0 {
+		p.maxDepth = MaxDepth
+	}
 	p.skipWS()
 	if p.pos == len(p.src) {
 		return nil, nil
@@ -84,19 +83,19 @@ func parseFilterString(s string) (filterNode, *filterError) {
 	return node, nil
 }
 
-func (p *filterParser) errAt(start, end int, format string, args ...any) *filterError {
-	return &filterError{msg: fmt.Sprintf(format, args...), positioned: true, start: start, end: end, src: p.text}
+func (p *parser) errAt(start, end int, format string, args ...any) *Error {
+	return &Error{Msg: fmt.Sprintf(format, args...), Positioned: true, Start: start, End: end, Src: p.text}
 }
 
-func (p *filterParser) rest(from int) string { return string(p.src[from:]) }
+func (p *parser) rest(from int) string { return string(p.src[from:]) }
 
-func (p *filterParser) skipWS() {
+func (p *parser) skipWS() {
 	for p.pos < len(p.src) && unicode.IsSpace(p.src[p.pos]) {
 		p.pos++
 	}
 }
 
-func (p *filterParser) peek() rune {
+func (p *parser) peek() rune {
 	if p.pos < len(p.src) {
 		return p.src[p.pos]
 	}
@@ -108,7 +107,7 @@ func isValueRune(r rune) bool {
 }
 
 // peekWord returns the bare word after any whitespace, without consuming it.
-func (p *filterParser) peekWord() (word string, start, end int) {
+func (p *parser) peekWord() (word string, start, end int) {
 	start = p.pos
 	for start < len(p.src) && unicode.IsSpace(p.src[start]) {
 		start++
@@ -120,7 +119,7 @@ func (p *filterParser) peekWord() (word string, start, end int) {
 	return string(p.src[start:end]), start, end
 }
 
-func (p *filterParser) acceptKeyword(kw string) bool {
+func (p *parser) acceptKeyword(kw string) bool {
 	if w, _, end := p.peekWord(); w == kw {
 		p.pos = end
 		return true
@@ -128,39 +127,43 @@ func (p *filterParser) acceptKeyword(kw string) bool {
 	return false
 }
 
-func (p *filterParser) acceptOp(op string) bool {
+func (p *parser) acceptOp(op string) bool {
 	p.skipWS()
-	if strings.HasPrefix(p.rest(p.pos), op) {
-		p.pos += len([]rune(op))
-		return true
+	i := p.pos
+	for _, r := range op {
+		if i >= len(p.src) || p.src[i] != r {
+			return false
+		}
+		i++
 	}
-	return false
+	p.pos = i
+	return true
 }
 
-func (p *filterParser) enter() *filterError {
+func (p *parser) enter() *Error {
 	p.depth++
-	if p.depth > maxFilterDepth {
+	if p.depth > p.maxDepth {
 		return p.errAt(p.pos, len(p.src),
 			"The filter exceeded the maximum depth limit. Try rewriting the filter so that it contains fewer nested conditions.")
 	}
 	return nil
 }
 
-func (p *filterParser) parseOr() (filterNode, *filterError) {
-	return p.parseChain("OR", p.parseAnd, func(c []filterNode) filterNode { return orNode{c} })
+func (p *parser) parseOr() (Node, *Error) {
+	return p.parseChain("OR", p.parseAnd, func(c []Node) Node { return Or{c} })
 }
 
-func (p *filterParser) parseAnd() (filterNode, *filterError) {
-	return p.parseChain("AND", p.parseNot, func(c []filterNode) filterNode { return andNode{c} })
+func (p *parser) parseAnd() (Node, *Error) {
+	return p.parseChain("AND", p.parseNot, func(c []Node) Node { return And{c} })
 }
 
 // parseChain parses operand (kw operand)* and joins two or more operands.
-func (p *filterParser) parseChain(kw string, operand func() (filterNode, *filterError), join func([]filterNode) filterNode) (filterNode, *filterError) {
+func (p *parser) parseChain(kw string, operand func() (Node, *Error), join func([]Node) Node) (Node, *Error) {
 	first, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	children := []filterNode{first}
+	children := []Node{first}
 	for p.acceptKeyword(kw) {
 		next, err := operand()
 		if err != nil {
@@ -174,7 +177,7 @@ func (p *filterParser) parseChain(kw string, operand func() (filterNode, *filter
 	return join(children), nil
 }
 
-func (p *filterParser) parseNot() (filterNode, *filterError) {
+func (p *parser) parseNot() (Node, *Error) {
 	if !p.acceptKeyword("NOT") {
 		return p.parsePrimary()
 	}
@@ -186,10 +189,10 @@ func (p *filterParser) parseNot() (filterNode, *filterError) {
 	if err != nil {
 		return nil, err
 	}
-	return notNode{child}, nil
+	return Not{child}, nil
 }
 
-func (p *filterParser) parsePrimary() (filterNode, *filterError) {
+func (p *parser) parsePrimary() (Node, *Error) {
 	p.skipWS()
 	start := p.pos
 	if p.peek() == '(' {
@@ -218,7 +221,7 @@ func (p *filterParser) parsePrimary() (filterNode, *filterError) {
 
 // parseGeo skips over a geo function call: this index has no _geo field, so
 // the call only needs to parse far enough to be reported as not filterable.
-func (p *filterParser) parseGeo() (filterNode, *filterError) {
+func (p *parser) parseGeo() (Node, *Error) {
 	w, start, end := p.peekWord()
 	p.pos = end
 	p.skipWS()
@@ -235,7 +238,7 @@ func (p *filterParser) parseGeo() (filterNode, *filterError) {
 		}
 		if depth == 0 {
 			p.pos++
-			return geoNode{name: span{text: w, start: start, end: end, src: p.text}}, nil
+			return Geo{Name: Span{Text: w, Start: start, End: end, Src: p.text}}, nil
 		}
 	}
 	return nil, p.errAt(start, len(p.src),
