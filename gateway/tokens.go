@@ -10,7 +10,6 @@ import (
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/quota"
 	"github.com/wikigate/wikigate/ragflow"
-	"github.com/wikigate/wikigate/ratelimit"
 )
 
 // tokenCharge is a token budget an admitted call is charged once it has
@@ -25,7 +24,7 @@ type tokenCharge struct {
 const tokenChargeTimeout = 2 * time.Second
 
 // checkTokens refuses the call with 429 when the token budget l is spent
-// (README, Token accounting and budgets), and otherwise remembers it to be
+// (docs/operators.md, Token accounting and budgets), and otherwise remembers it to be
 // charged with what the call generates.
 func (g *Gateway) checkTokens(ctx context.Context, c *call, key string, l policies.Limit) error {
 	b := quota.TokenBudget{Tokens: int64(l.Tokens), Window: time.Duration(l.Window) * time.Second}
@@ -34,7 +33,7 @@ func (g *Gateway) checkTokens(ctx context.Context, c *call, key string, l polici
 		return err
 	}
 	if !res.Allowed {
-		p := ratelimit.Policy{Name: l.Name, Quota: l.Tokens, Window: b.Window}
+		p := quota.Policy{Name: l.Name, Quota: l.Tokens, Window: b.Window}
 		msg := fmt.Sprintf("token budget %s (%d tokens per %ds) spent; retry later", l.Name, l.Tokens, l.Window)
 		return rateLimited(msg, p, int(res.Remaining(b)), res.ResetAfter, res.ResetAfter)
 	}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/wikigate/wikigate/ratelimit"
+	"github.com/wikigate/wikigate/quota"
 )
 
 // open reserves a session for an initialize from c. At the caller's cap
@@ -43,7 +43,7 @@ func (h *Handler) evict(s *session) {
 }
 
 // mcpSessionsPolicy names the per-caller session cap in its 429, which
-// carries the fields every 429 of the gate does (README "Rate limits").
+// carries the fields every 429 of the gate does (docs/operators.md "Rate limits").
 const mcpSessionsPolicy = "mcp-sessions-per-caller"
 
 // mcpSessionRetry is the wait that 429 names. It is refused only while
@@ -53,8 +53,8 @@ const mcpSessionsPolicy = "mcp-sessions-per-caller"
 const mcpSessionRetry = time.Second
 
 // sessionsFull is the 429's headers: a budget of sessions held at once.
-func sessionsFull(quota int) http.Header {
-	p := ratelimit.Policy{Name: mcpSessionsPolicy, Quota: quota, Concurrent: true}
+func sessionsFull(size int) http.Header {
+	p := quota.Policy{Name: mcpSessionsPolicy, Quota: size, Concurrent: true}
 	return p.Refusal(0, mcpSessionRetry, mcpSessionRetry)
 }
 
