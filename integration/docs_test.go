@@ -181,3 +181,35 @@ func TestReadmeCommandsAreCIs(t *testing.T) {
 		t.Errorf("README.md's test command is %q, .ci/run runs %q", blocks[1][1], testLine)
 	}
 }
+
+// Each page under docs/ opens with a table of contents that links every one
+// of its "## " sections.
+func TestDocsPagesHaveContents(t *testing.T) {
+	pages, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range pages {
+		raw, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := prose(string(raw))
+		var sections []string
+		first := -1
+		for i, line := range lines {
+			if strings.HasPrefix(line, "## ") {
+				if first < 0 {
+					first = i
+				}
+				sections = append(sections, anchorOf(line[3:]))
+			}
+		}
+		head := strings.Join(lines[:max(first, 0)], "\n")
+		for _, id := range sections {
+			if !strings.Contains(head, "](#"+id+")") {
+				t.Errorf("%s: its contents, before the first section, do not link #%s", strings.TrimPrefix(page, "../"), id)
+			}
+		}
+	}
+}
