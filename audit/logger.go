@@ -38,17 +38,24 @@ const maxFields = 28
 
 var fieldPool = sync.Pool{New: func() any { fs := make([]zap.Field, 0, maxFields); return &fs }}
 
-// Write emits r as one info-level line.
-func (l *Logger) Write(r *Record) {
+// Write emits r as one info-level line. It returns the error of the
+// writers the line went to (an audit file in the sync mode whose batch
+// failed or did not land in time), which zap itself only prints on its
+// error output: the caller decides whether the call may still be
+// answered (see Landing).
+func (l *Logger) Write(r *Record) error {
 	ce := l.z.Check(zapcore.InfoLevel, "wikigate call")
 	if ce == nil {
-		return
+		return nil
 	}
+	var failed writeFailure
+	failed.next, ce.ErrorOutput = ce.ErrorOutput, &failed
 	fs := fieldPool.Get().(*[]zap.Field)
 	*fs = l.appendFields((*fs)[:0], r)
 	ce.Write(*fs...)
 	clear(*fs)
 	fieldPool.Put(fs)
+	return failed.err
 }
 
 func (l *Logger) appendFields(fs []zap.Field, r *Record) []zap.Field {

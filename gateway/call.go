@@ -172,9 +172,12 @@ func (g *Gateway) clientClosed(rec *audit.Record, _ error) {
 		zapRequestID(rec.RequestID), zap.String("endpoint", rec.Endpoint))
 }
 
-// finish writes the audit record and tells the observer.
-func (g *Gateway) finish(rec *audit.Record) {
-	g.deps.Audit.Write(rec)
+// finish writes the audit record and tells the observer. A record its
+// writers refused is reported on ctx's audit.Landing, so an answer held
+// for the sync mode goes out as 503 audit_unavailable, not as if the call
+// had been recorded.
+func (g *Gateway) finish(ctx context.Context, rec *audit.Record) {
+	audit.ReportLanding(ctx, g.deps.Audit.Write(rec))
 	if g.deps.Observer != nil {
 		g.deps.Observer.Observe(rec)
 	}

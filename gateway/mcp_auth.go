@@ -33,7 +33,7 @@ func (m *MCPGate) Authenticate(r *http.Request) (mcp.Caller, error) {
 		rec.Decision = decision
 		noteRefusedKey(rec, err)
 		rec.Fail(protocol.AsError(err))
-		m.g.finish(rec)
+		m.g.finish(r.Context(), rec)
 		return mcp.Caller{}, err
 	}
 	return c, nil

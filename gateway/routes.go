@@ -132,7 +132,7 @@ func (g *Gateway) match(path string) (route, string, bool) {
 // credential, so probes of the gate show in the audit log.
 func (g *Gateway) serveUnknown(w http.ResponseWriter, r *http.Request, reqID string) {
 	rec := g.startRecord(reqID, unknownEndpoint(r.URL.Path), r)
-	defer g.finish(rec)
+	defer g.finish(r.Context(), rec)
 	if pe, ok := g.unknownInSet(w, r.URL.Path); ok {
 		rec.Fail(pe)
 		return

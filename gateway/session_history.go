@@ -51,7 +51,7 @@ type historyTurn struct {
 // the owner holding the token is 403 session_forbidden.
 func (g *Gateway) serveSessionHistory(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := g.newRecord(r, reqID, pathID, rt)
-	defer g.finish(rec)
+	defer g.finish(r.Context(), rec)
 	out, err := g.sessionHistoryCall(r, reqID, pathID, rt, rec)
 	pe, closed := g.settle(r.Context(), rec, err)
 	if !closed {

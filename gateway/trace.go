@@ -32,7 +32,7 @@ func (g *Gateway) traceCall(r *http.Request, rec *audit.Record, rt route) (*http
 // call's span with the record's status and result.
 func (g *Gateway) finishTraced(ctx context.Context, span telemetry.Span, rec *audit.Record) {
 	_, as := telemetry.Stage(ctx, telemetry.StageAudit)
-	g.finish(rec)
+	g.finish(ctx, rec)
 	as.End()
 	telemetry.EndCall(span, rec.Status, rec.Result)
 }

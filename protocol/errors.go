@@ -47,7 +47,12 @@ const (
 	// not answer, so the call's budget is unknown; it is refused rather
 	// than run unlimited.
 	CodeRateLimitUnavailable Code = "rate_limit_unavailable"
-	CodeInternal             Code = "internal"
+	// CodeAuditUnavailable: the audit file is in the sync mode and the
+	// call's record did not land (its batch failed, or did not land within
+	// the sync wait), so the answer is not given: nothing is acknowledged
+	// that the file lacks. The call may have run; a retry is a new call.
+	CodeAuditUnavailable Code = "audit_unavailable"
+	CodeInternal         Code = "internal"
 )
 
 // Error is a protocol error: a code, a message that helps the caller fix the
@@ -94,7 +99,7 @@ func StatusFor(code Code) int {
 	case CodeSessionExpired:
 		return http.StatusGone
 	case CodeRAGFlowUnavailable, CodeSearchUnavailable, CodePolicyUnavailable, CodeSessionStoreUnavailable, CodeFeedbackStoreUnavailable,
-		CodeRateLimitUnavailable:
+		CodeRateLimitUnavailable, CodeAuditUnavailable:
 		return http.StatusServiceUnavailable
 	case CodeIdempotency:
 		return http.StatusConflict
