@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wikigate/wikigate/normalizer"
 )
 
 // MaxQueries bounds retrieval { queries N }: the question, its keywords
@@ -79,33 +81,13 @@ func splitWords(s string) []word {
 	return out
 }
 
-func wordEnd(s string, i int) int {
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case wordRune(r) && !isCJK(r):
-			i += n
-		case strings.ContainsRune(".-/:", r) && i+n < len(s):
-			next, _ := utf8.DecodeRuneInString(s[i+n:])
-			if !wordRune(next) || isCJK(next) {
-				return i
-			}
-			i += n
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-func wordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-// isCJK: Han, kana or Hangul.
-func isCJK(r rune) bool {
-	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-}
+// The word rules are the grounding check's (normalizer.WordEnd), so a
+// keyword set holds the words an answer's support is measured in.
+var (
+	wordEnd  = normalizer.WordEnd
+	wordRune = normalizer.WordRune
+	isCJK    = normalizer.IsCJK
+)
 
 // keywords joins the words that are not stop words; CJK runs lose their
 // question words and particles. A question mixing CJK and Latin words
