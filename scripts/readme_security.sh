@@ -85,6 +85,10 @@ openssl ecparam -name prime256v1 -genkey -noout -out team-private.pem 2>/dev/nul
 export BUNDLE_SECRET=bundle-secret-for-readme-security-0123456789
 
 page=docs/security.md
+# is NAME GOT WANT: GOT must equal WANT (an exit code), as has and lacks do.
+is() {
+	if [ "$2" = "$3" ]; then echo "ok   $1"; else echo "FAIL $1: got $2, want $3" >&2; fail=1; fi
+}
 # run TITLE [FILTER [SET]]: the ```sh blocks of section TITLE,
 # placeholders filled in by FILTER (sed), in one shell (`set -e` unless SET
 # says otherwise); its output and exit code in $out, $rc.
@@ -99,11 +103,11 @@ run() {
 }
 
 run "Editing and testing the policy"
-has "policy test passes" "$rc" 0
+is "policy test passes" "$rc" 0
 has "policy test reports its tests" "$out" "PASS:"
 
 run "Bundles"
-has "policy build ran, three times" "$rc" 0
+is "policy build ran, three times" "$rc" 0
 has "the bundle is written" "$(ls)" bundle.tar.gz
 has "the bundle's revision" "$out" "wrote bundle.tar.gz: revision 2026-05-01.1"
 has "signed ES256" "$out" "signed ES256"
@@ -111,7 +115,7 @@ has "signed HS256" "$out" "signed HS256"
 
 # replay and diff exit 1 on what they find (the page says so): no set -e.
 run "Replay and explain" "s/61dc841ca74c7d769b5bcb1cb8923775/$denied/" "set +e"
-has "the last command, explain, passes" "$rc" 0
+is "the last command, explain, passes" "$rc" 0
 has "replay fails on the flip" "$out" "Error: the candidate policy changes decisions it must not change silently"
 has "diff fails on the widening" "$out" "Error: the candidate policy widens access"
 lacks "no other error" "$(grep -v -e 'must not change silently' -e 'widens access' <<<"$out")" "Error:"
@@ -125,7 +129,7 @@ has "explain names the code" "$out" "code: unauthorized"
 head=$("$bin" audit verify "$work/log/audit.log" 2>&1 | sed -nE 's/^head stream ([0-9a-f]+) seq ([0-9]+) sha256 ([0-9a-f]{64}) .*/\1:\2:\3/p' | head -1) || true
 [ -n "$head" ] || { echo "FAIL: audit verify printed no stream:seq:sha256 head" >&2; "$bin" audit verify "$work/log/audit.log"; exit 1; }
 run "Audit" "s/9c1f0e2a4b6d8f10:1843:51e5ce66…/$head/"
-has "audit verify passes, three times" "$rc" 0
+is "audit verify passes, three times" "$rc" 0
 has "audit verify says ok" "$out" "ok: "
 has "the published head holds" "$out" "anchored: stream"
 exit $fail
