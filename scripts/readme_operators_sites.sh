@@ -36,7 +36,7 @@ export WIKIGATE_DATA_DIR="$work/root/data"
 mkdir -m 0700 "$WIKIGATE_DATA_DIR"
 (cd "$work/root" && WIKIGATE_RAGFLOW_DEV_DELTA_PAUSE=300ms exec ./wikigate run --config Caddyfile) >"$work/server.log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT # || true: set -e would end the trap before rm when the gate already exited
 readme_wait_healthz "$WIKIGATE_LISTEN" $pid "$work/server.log"
 cd "$work/root"
 

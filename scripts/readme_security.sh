@@ -56,7 +56,7 @@ awk -v logs="$logs" '{print} /^\tgrace_period /{print logs} /^\t\tpolicy_dir reg
 grep -q decision_log "$work/root/Caddyfile" || { echo "FAIL: Caddyfile has no 'policy_dir rego' line to add decision_log after" >&2; exit 1; }
 (cd "$work/root" && exec "$bin" run --config Caddyfile) >"$work/log/process.log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT # || true: set -e would end the trap before rm when the gate already exited
 readme_wait_healthz "$WIKIGATE_LISTEN" $pid "$work/log/process.log"
 
 # An agent's calls: two allowed (one get_context), one denied (an unknown agent).
