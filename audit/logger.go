@@ -48,15 +48,22 @@ func (l *Logger) Write(r *Record) error {
 	if ce == nil {
 		return nil
 	}
-	var failed writeFailure
-	failed.next, ce.ErrorOutput = ce.ErrorOutput, &failed
+	failed := failurePool.Get().(*writeFailure)
+	failed.next, ce.ErrorOutput = ce.ErrorOutput, failed
 	fs := fieldPool.Get().(*[]zap.Field)
 	*fs = l.appendFields((*fs)[:0], r)
 	ce.Write(*fs...)
 	clear(*fs)
 	fieldPool.Put(fs)
-	return failed.err
+	err := failed.err
+	*failed = writeFailure{}
+	failurePool.Put(failed)
+	return err
 }
+
+// failurePool keeps Write from allocating an error output per record (it
+// escapes through the checked entry).
+var failurePool = sync.Pool{New: func() any { return new(writeFailure) }}
 
 func (l *Logger) appendFields(fs []zap.Field, r *Record) []zap.Field {
 	fs = append(fs,
