@@ -103,8 +103,47 @@ func TestAdmonitions(t *testing.T) {
 	}
 }
 
-// fencedBlock matches a fenced code block: markup there is code.
-var fencedBlock = regexp.MustCompile("(?s)(`{3,}).*?\\n`{3,}")
+// withoutFences moves s's fenced code blocks into code, each followed by
+// a NUL, and returns the rest. It follows CommonMark 4.5 line by line: an
+// opener is a run of three or more backticks (with no backtick after it)
+// or tildes; the block ends at a line holding only a run of the same
+// character at least as long, or at the end of s. A regexp cannot say
+// "at least as long": "````\n```<A>\n````" is one block holding "```<A>".
+func withoutFences(s string, code *strings.Builder) string {
+	var text strings.Builder
+	open := ""
+	for _, line := range strings.SplitAfter(s, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case open != "":
+			code.WriteString(line)
+			if strings.HasPrefix(t, open) && strings.Trim(t, open[:1]) == "" {
+				code.WriteByte(0)
+				open = ""
+			}
+		case fenceOpener(t) != "":
+			open = fenceOpener(t)
+			code.WriteString(line)
+		default:
+			text.WriteString(line)
+		}
+	}
+	if open != "" {
+		code.WriteByte(0)
+	}
+	return text.String()
+}
+
+// fenceOpener is the marker run a trimmed line opens a fence with, or "".
+func fenceOpener(t string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(t) - len(strings.TrimLeft(t, c))
+		if n >= 3 && (c == "~" || !strings.Contains(t[n:], "`")) {
+			return t[:n]
+		}
+	}
+	return ""
+}
 
 // withoutCode drops fenced blocks and code spans from out. A code span
 // opens with a run of backticks and closes at the next run of the same
@@ -125,10 +164,7 @@ func codeOf(src string) string {
 // splitCode separates s into its text (each code part a NUL) and its code.
 func splitCode(s string) (text, code string) {
 	var c strings.Builder
-	out := fencedBlock.ReplaceAllStringFunc(s, func(block string) string {
-		c.WriteString(block + "\x00")
-		return ""
-	})
+	out := withoutFences(s, &c)
 	var b strings.Builder
 	for i := 0; i < len(out); {
 		if out[i] != '`' {
