@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wikigate/wikigate/backend"
 )
 
 // MeiliClient speaks the write side of Meilisearch (upstreams/meilisearch/
@@ -32,11 +34,11 @@ type MeiliClient struct {
 	PollEvery   time.Duration
 }
 
-// APIError is a Meilisearch error body with its HTTP status.
+// APIError is a Meilisearch error body with its HTTP status (0 for a
+// task's error).
 type APIError struct {
-	Status  int    `json:"-"`
-	Message string `json:"message"`
-	Code    string `json:"code"`
+	Status int `json:"-"`
+	backend.MeiliError
 }
 
 func (e *APIError) Error() string {
@@ -83,7 +85,7 @@ func (c *MeiliClient) once(ctx context.Context, method, path string, payload []b
 	}
 	if ans.status/100 != 2 {
 		api := &APIError{Status: ans.status}
-		if json.Unmarshal(ans.body, api) != nil || api.Message == "" {
+		if json.Unmarshal(ans.body, &api.MeiliError) != nil || api.Message == "" {
 			api.Message = strings.TrimSpace(string(ans.body))
 		}
 		return ans.retryAfter, api
@@ -139,7 +141,7 @@ func (c *MeiliClient) waitTask(ctx context.Context, uid int) error {
 			return nil
 		case "failed", "canceled":
 			if t.Error == nil {
-				t.Error = &APIError{Code: t.Status, Message: "task " + t.Status}
+				t.Error = &APIError{MeiliError: backend.MeiliError{Code: t.Status, Message: "task " + t.Status}}
 			}
 			return fmt.Errorf("task %d (%s) %s: %w", uid, t.Type, t.Status, t.Error)
 		}

@@ -80,19 +80,12 @@ func transportError(err error) *Error {
 	return &Error{Kind: Unreachable, Detail: err.Error()}
 }
 
-// errorBody is Meilisearch's error shape (docs/backends.md, Meilisearch wire
-// details: Errors).
-type errorBody struct {
-	Message string `json:"message"`
-	Code    string `json:"code"`
-	Type    string `json:"type"`
-}
-
-// statusError classifies a non-2xx answer: with a Meilisearch error body it
-// was Rejected, anything else (a proxy's HTML page) is a BadResponse.
+// statusError classifies a non-2xx answer: with a Meilisearch error body
+// (backend.MeiliError) it was Rejected, anything else (a proxy's HTML page)
+// is a BadResponse.
 func statusError(status int, header http.Header, body []byte) *Error {
 	e := &Error{HTTPStatus: status, RetryAfter: backend.RetryAfter(header)}
-	var eb errorBody
+	var eb backend.MeiliError
 	if json.Unmarshal(body, &eb) == nil && eb.Code != "" {
 		e.Kind, e.MeiliCode, e.Detail = Rejected, eb.Code, eb.Message
 		return e

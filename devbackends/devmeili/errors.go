@@ -3,18 +3,17 @@ package devmeili
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/wikigate/wikigate/backend"
 )
 
-// apiError is a Meilisearch error response (docs/backends.md, Meilisearch
-// wire details: Errors): the body is always {"message","code","type","link"}
+// apiError is a Meilisearch error response: the body is the engine's
+// (backend.MeiliError, docs/backends.md, Meilisearch wire details: Errors)
 // and the status follows from the code, so clients written against the real
 // engine parse our errors unchanged.
 type apiError struct {
-	status  int
-	Message string `json:"message"`
-	Code    string `json:"code"`
-	Type    string `json:"type"`
-	Link    string `json:"link"`
+	status int
+	backend.MeiliError
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -43,13 +42,12 @@ func newError(code, format string, args ...any) *apiError {
 	if cs, ok := codeStatus[code]; ok {
 		status, kind = cs.status, cs.kind
 	}
-	return &apiError{
-		status:  status,
+	return &apiError{status: status, MeiliError: backend.MeiliError{
 		Message: fmt.Sprintf(format, args...),
 		Code:    code,
 		Type:    kind,
 		Link:    "https://docs.meilisearch.com/errors#" + code,
-	}
+	}}
 }
 
 func errInvalidAPIKey() *apiError {
