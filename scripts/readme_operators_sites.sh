@@ -16,8 +16,8 @@
 # What a page writes as a placeholder is filled in here, before the block
 # runs: `<prefix>` is the created key's prefix, 127.0.0.1:8080 and
 # 127.0.0.1:9380 are this gate's and its development RAGFlow's addresses.
-# Skipped: operators.md "Tracing" (OTEL_EXPORTER_OTLP_ENDPOINT=... run):
-# it needs an OTLP collector and runs a gate in the foreground.
+# Not here: operators.md "Tracing" (it starts gates of its own, with an
+# OTLP collector): scripts/readme_tracing.sh runs it.
 # docs-sites.md has no other shell block (its resume, search and feedback
 # examples are http/js, not commands). Every wait is bounded; the server
 # stops on exit.
