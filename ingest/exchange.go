@@ -16,6 +16,7 @@ const maxAnswer = 64 << 20
 // answer is one HTTP reply as both backends' clients read it.
 type answer struct {
 	status int
+	header http.Header
 	body   []byte
 	// retryAfter is the server's Retry-After in seconds (0 when absent):
 	// withRetries waits at least that long before the next try.
@@ -48,7 +49,7 @@ func exchange(ctx context.Context, hc *http.Client, timeout time.Duration, req *
 	if err != nil {
 		return answer{}, transportError{err}
 	}
-	return answer{status: resp.StatusCode, body: raw, retryAfter: backend.RetryAfter(resp.Header)}, nil
+	return answer{status: resp.StatusCode, header: resp.Header, body: raw, retryAfter: backend.RetryAfter(resp.Header)}, nil
 }
 
 // retryableStatus is what both backends may answer better later: 429 and

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/wikigate/wikigate/backend"
 )
 
 // RAGFlowClient speaks the write side of RAGFlow's HTTP API (upstreams/
@@ -30,9 +32,11 @@ type RAGFlowClient struct {
 	PollEvery    time.Duration
 }
 
-// RAGFlowError is an envelope with a non-zero code: RAGFlow answers HTTP 200
-// for the errors of an authenticated call (docs/backends.md, "RAGFlow wire
-// details", Envelope).
+// RAGFlowError is an answer that is not a successful envelope
+// (backend.CheckRAGFlow): an error code (RAGFlow answers HTTP 200 for the
+// errors of an authenticated call; docs/backends.md, "RAGFlow wire details",
+// Envelope), an error status, G1's code-0 auth failure, or a body that is
+// not an envelope.
 type RAGFlowError struct {
 	Status  int
 	Code    int
@@ -46,12 +50,19 @@ func (e *RAGFlowError) Error() string {
 	return fmt.Sprintf("ragflow code %d: %s", e.Code, e.Message)
 }
 
-// envelope is {code, message, data} (data may come even with code 500: a
-// partial upload; docs/backends.md, RAGFlow "Write side").
-type envelope struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
+// ragflowError is ingest's report of a refused answer: the envelope's
+// message, or what was wrong and how the body began.
+func ragflowError(ans answer, r *backend.RAGFlowRefusal) *RAGFlowError {
+	e := &RAGFlowError{Status: ans.status, Code: r.Code, Message: r.Message}
+	switch {
+	case r.Kind == backend.BadResponse:
+		e.Message = "not a RAGFlow envelope (" + r.Why + "): " + snippet(ans.body)
+	case r.Why != "":
+		e.Message = r.Why + ": " + r.Message
+	case e.Message == "":
+		e.Message = snippet(ans.body)
+	}
+	return e
 }
 
 // request is one call: a JSON body, or a multipart file.
@@ -67,16 +78,13 @@ type uploadFile struct{ name, content string }
 // call sends req (retrying what may succeed later) and decodes data into out.
 func (c *RAGFlowClient) call(ctx context.Context, req request, out any) error {
 	tries, wait := retrySettings(c.Retries, c.Backoff)
-	var env envelope
-	err := withRetries(ctx, tries, wait, req.method+" "+req.path, func() (time.Duration, error) {
-		env = envelope{}
-		return c.once(ctx, req, &env)
+	var env *backend.RAGFlowEnvelope
+	err := withRetries(ctx, tries, wait, req.method+" "+req.path, func() (retryAfter time.Duration, err error) {
+		env, retryAfter, err = c.once(ctx, req)
+		return retryAfter, err
 	}, ragflowRetryable)
 	if err != nil {
 		return err
-	}
-	if env.Code != 0 {
-		return &RAGFlowError{Status: http.StatusOK, Code: env.Code, Message: env.Message}
 	}
 	if out == nil || len(env.Data) == 0 {
 		return nil
@@ -84,18 +92,22 @@ func (c *RAGFlowClient) call(ctx context.Context, req request, out any) error {
 	return json.Unmarshal(env.Data, out)
 }
 
+// ragflowRetryable: 429 and 5xx answers and transport failures; an error
+// envelope (HTTP 200) is final.
 func ragflowRetryable(err error) bool {
 	var e *RAGFlowError
 	if errors.As(err, &e) {
-		return e.Code == 0 && retryableStatus(e.Status)
+		return retryableStatus(e.Status)
 	}
 	return isTransport(err)
 }
 
-func (c *RAGFlowClient) once(ctx context.Context, req request, env *envelope) (time.Duration, error) {
+// once sends req once and reads its answer as an envelope; retryAfter is
+// the answer's Retry-After.
+func (c *RAGFlowClient) once(ctx context.Context, req request) (*backend.RAGFlowEnvelope, time.Duration, error) {
 	body, contentType, err := req.encode()
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	target := strings.TrimSuffix(c.URL, "/") + req.path
 	if len(req.query) > 0 {
@@ -103,7 +115,7 @@ func (c *RAGFlowClient) once(ctx context.Context, req request, env *envelope) (t
 	}
 	hr, err := http.NewRequestWithContext(ctx, req.method, target, bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if contentType != "" {
 		hr.Header.Set("Content-Type", contentType)
@@ -111,15 +123,13 @@ func (c *RAGFlowClient) once(ctx context.Context, req request, env *envelope) (t
 	hr.Header.Set("Authorization", "Bearer "+c.Key)
 	ans, err := exchange(ctx, c.HTTP, 60*time.Second, hr)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	if ans.status != http.StatusOK {
-		return ans.retryAfter, &RAGFlowError{Status: ans.status, Message: snippet(ans.body)}
+	env, refusal := backend.DecodeRAGFlow(ans.status, ans.header, ans.body)
+	if refusal != nil {
+		return nil, ans.retryAfter, ragflowError(ans, refusal)
 	}
-	if err := json.Unmarshal(ans.body, env); err != nil {
-		return 0, &RAGFlowError{Status: ans.status, Message: "not a RAGFlow envelope: " + snippet(ans.body)}
-	}
-	return 0, nil
+	return env, 0, nil
 }
 
 // encode builds the body anew for every attempt (a reader is spent).

@@ -18,13 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wikigate/wikigate/backend"
 )
@@ -231,94 +228,45 @@ func (c *Client) readBodyInto(cl *call, buf *bytes.Buffer) error {
 	return nil
 }
 
-// envelope is RAGFlow's response wrapper (docs/backends.md, RAGFlow wire
-// details: Envelope). Code is a pointer so a body without one is recognised
-// as not an envelope.
-type envelope struct {
-	Code    *int            `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
 // readEnvelope reads a JSON envelope and turns every failure form of
 // docs/backends.md, RAGFlow wire details (Authentication, Envelope) into an
-// *Error: a non-2xx status, HTML, invalid JSON, a missing code, code != 0,
-// and G1's code-0 "data: false" auth failures.
-func (c *Client) readEnvelope(cl *call) (*envelope, error) {
+// *Error (backend.CheckRAGFlow).
+func (c *Client) readEnvelope(cl *call) (*backend.RAGFlowEnvelope, error) {
 	body, err := c.readBody(cl)
 	if err != nil {
 		return nil, err
 	}
-	return c.parseEnvelope(cl.resp, body)
-}
-
-func (c *Client) parseEnvelope(resp *http.Response, body []byte) (*envelope, error) {
-	var env envelope
-	decodeErr := json.Unmarshal(body, &env)
-	h := envelopeHead{code: env.Code, message: env.Message, dataKind: rawKind(env.Data)}
-	if err := c.checkEnvelope(resp, body, h, decodeErr == nil); err != nil {
-		return nil, err
+	env, refusal := backend.DecodeRAGFlow(cl.resp.StatusCode, cl.resp.Header, body)
+	if refusal != nil {
+		return nil, c.refused(refusal)
 	}
-	return &env, nil
+	return env, nil
 }
 
-// checkEnvelope applies docs/backends.md, RAGFlow wire details
-// (Authentication, Envelope) to an envelope read from body (decoded is false
-// when it did not decode as one).
+// checkEnvelope applies backend.CheckRAGFlow to an envelope the one-pass
+// reader read from body (decoded is false when it did not decode as one).
 func (c *Client) checkEnvelope(resp *http.Response, body []byte, h envelopeHead, decoded bool) error {
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := &Error{Kind: Rejected, HTTPStatus: resp.StatusCode}
-		if decoded && h.code != nil {
-			e.Code, e.Detail = *h.code, c.backendDetail(h.message)
-		}
-		return e
-	}
-	if isHTML(resp, body) {
-		return badResponse("html body")
-	}
-	if !decoded {
-		return badResponse("invalid json")
-	}
-	if h.code == nil {
-		return badResponse("no envelope code")
-	}
-	if *h.code != 0 {
-		return &Error{Kind: Rejected, HTTPStatus: resp.StatusCode, Code: *h.code, Detail: c.backendDetail(h.message)}
-	}
-	if isG1AuthFailure(h) {
-		return &Error{Kind: Rejected, HTTPStatus: resp.StatusCode, Detail: "authentication failed: " + c.backendDetail(h.message)}
+	if refusal := backend.CheckRAGFlow(resp.StatusCode, resp.Header, body, h.head(), decoded); refusal != nil {
+		return c.refused(refusal)
 	}
 	return nil
 }
 
-// rawKind is the kind of a raw JSON value ('t', 'f', '{', ...), 0 for none.
-func rawKind(raw json.RawMessage) jsontext.Kind {
-	raw = bytes.TrimSpace(raw)
+// refused is the gate's error for a refused envelope: the backend's message
+// cleaned for the log (backendDetail), nothing else of the body.
+func (c *Client) refused(r *backend.RAGFlowRefusal) *Error {
 	switch {
-	case len(raw) == 0:
-		return 0
-	case string(raw) == "true":
-		return 't'
-	case string(raw) == "false":
-		return 'f'
+	case r.Kind == BadResponse:
+		return badResponse(r.Why)
+	case r.Why != "":
+		return &Error{Kind: Rejected, HTTPStatus: r.HTTPStatus, Detail: r.Why + ": " + c.backendDetail(r.Message)}
 	}
-	return jsontext.Value(raw).Kind()
+	return &Error{Kind: Rejected, HTTPStatus: r.HTTPStatus, Code: r.Code, Detail: c.backendDetail(r.Message)}
 }
 
-// isG1AuthFailure recognises v0.24's missing or malformed key answers: HTTP
-// 200, code 0, data false, a message about Authorization (docs/backends.md,
-// RAGFlow wire details: Authentication).
-func isG1AuthFailure(h envelopeHead) bool {
-	return h.dataKind == 'f' && strings.Contains(strings.ToLower(h.message), "authorization")
-}
-
-// isHTML catches proxies' and servers' error pages served with 200.
-func isHTML(resp *http.Response, body []byte) bool {
-	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil && mt == "text/html" {
-		return true
-	}
-	return bytes.HasPrefix(bytes.TrimSpace(body), []byte("<"))
-}
+// isG1AuthFailure is backend.RAGFlowHead.G1AuthFailure for the one-pass
+// reader's head (a stream event's, ragflow/sse.go).
+func isG1AuthFailure(h envelopeHead) bool { return h.head().G1AuthFailure() }
 
 // Health probes GET /api/v1/system/healthz (no key needed, none sent): nil
 // only for HTTP 200 with "status": "ok".
@@ -338,7 +286,7 @@ func (c *Client) Health(ctx context.Context) error {
 	var h struct {
 		Status string `json:"status"`
 	}
-	if isHTML(cl.resp, body) || json.Unmarshal(body, &h) != nil || h.Status == "" {
+	if backend.IsHTML(cl.resp.Header, body) || json.Unmarshal(body, &h) != nil || h.Status == "" {
 		return badResponse("not a healthz body")
 	}
 	if h.Status != "ok" {

@@ -2,9 +2,11 @@ package ragflow
 
 import (
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wikigate/wikigate/backend"
 )
 
-// envelopeHead is what the envelope checks read of any envelope
+// envelopeHead is what the one-pass reader reads of any envelope
 // (docs/backends.md, RAGFlow wire details: Envelope): the code, the message
 // and the kind of its data ('t' for true, 'f' for false, '{' for an object, 0
 // when there is none).
@@ -12,6 +14,11 @@ type envelopeHead struct {
 	code     *int
 	message  string
 	dataKind jsontext.Kind
+}
+
+// head is h as the shared envelope check reads it (backend.CheckRAGFlow).
+func (h envelopeHead) head() backend.RAGFlowHead {
+	return backend.RAGFlowHead{Code: h.code, Message: h.message, DataKind: h.dataKind}
 }
 
 // envelopeFields are envelope's member names.

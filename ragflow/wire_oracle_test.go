@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wikigate/wikigate/backend"
 )
 
 // The decoding the one-pass wireReader replaced, kept verbatim as the
@@ -33,8 +35,8 @@ func (c *Client) stdlibRetrieval(resp *http.Response, body []byte) (*Retrieval, 
 	return &Retrieval{Chunks: data.Chunks, Total: data.Total}, nil
 }
 
-func (c *Client) stdlibEnvelope(resp *http.Response, body []byte) (*envelope, error) {
-	var env envelope
+func (c *Client) stdlibEnvelope(resp *http.Response, body []byte) (*backend.RAGFlowEnvelope, error) {
+	var env backend.RAGFlowEnvelope
 	decodeErr := json.Unmarshal(body, &env)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := &Error{Kind: Rejected, HTTPStatus: resp.StatusCode}
@@ -43,7 +45,7 @@ func (c *Client) stdlibEnvelope(resp *http.Response, body []byte) (*envelope, er
 		}
 		return nil, e
 	}
-	if isHTML(resp, body) {
+	if backend.IsHTML(resp.Header, body) {
 		return nil, badResponse("html body")
 	}
 	if decodeErr != nil {
@@ -61,7 +63,7 @@ func (c *Client) stdlibEnvelope(resp *http.Response, body []byte) (*envelope, er
 	return &env, nil
 }
 
-func stdlibG1AuthFailure(env *envelope) bool {
+func stdlibG1AuthFailure(env *backend.RAGFlowEnvelope) bool {
 	return string(bytes.TrimSpace(env.Data)) == "false" &&
 		strings.Contains(strings.ToLower(env.Message), "authorization")
 }
@@ -77,7 +79,7 @@ type stdlibEventData struct {
 }
 
 func (c *Client) stdlibHandleEvent(st *streamState, payload []byte) error {
-	var env envelope
+	var env backend.RAGFlowEnvelope
 	if json.Unmarshal(payload, &env) != nil || env.Code == nil {
 		return badResponse("stream event is not an envelope")
 	}
