@@ -24,6 +24,9 @@ func (g *Gateway) traceCall(r *http.Request, rec *audit.Record, rt route) (*http
 		return r, span
 	}
 	span.Set(telemetry.AttrRequestID.String(rec.RequestID))
+	if rt.endpoint == streamResumePattern {
+		span.Set(telemetry.AttrLastEventID.String(r.Header.Get("Last-Event-ID")))
+	}
 	rec.TraceID = span.TraceID()
 	return r.WithContext(ctx), span
 }
@@ -103,7 +106,9 @@ func (g *Gateway) endDecision(span telemetry.Span, rec *audit.Record) {
 
 // traceCall starts the server span of an MCP tools/call, following the
 // MCP conventions ("tools/call ask": method, tool, session, JSON-RPC id);
-// its parent is the traceparent of the HTTP request that carried it.
+// its parent is the traceparent the client sent in the request's
+// params._meta, else that of the HTTP request that carried it
+// (telemetry.StartMessage says why in that order).
 func (m *MCPGate) traceCall(ctx context.Context, tool string, meta mcp.CallMeta, rec *audit.Record) (context.Context, telemetry.Span) {
 	if !m.g.deps.Tracer.Active(ctx) {
 		return ctx, telemetry.Span{}
@@ -113,10 +118,36 @@ func (m *MCPGate) traceCall(ctx context.Context, tool string, meta mcp.CallMeta,
 		h = meta.HTTP.Header
 	}
 	name, attrs := telemetry.MCPToolCall(tool, meta.SessionID, rec.JSONRPCID)
-	ctx, span := m.g.deps.Tracer.StartServer(ctx, h, name, attrs...)
+	var mc telemetry.MessageContext
+	mc.TraceParent, mc.TraceState = mcp.MessageTraceContext(meta.HTTP)
+	ctx, span := m.g.deps.Tracer.StartMessage(ctx, h, mc, name, attrs...)
 	if span.Recording() {
 		span.Set(telemetry.AttrRequestID.String(rec.RequestID))
 		rec.TraceID = span.TraceID()
 	}
 	return ctx, span
+}
+
+// TraceMessage starts the server span of an MCP request the gate does not
+// see as a tool call (initialize, tools/list, resources/read...; mcp's
+// MessageTracer), named and attributed as the MCP conventions ask, under
+// the trace context of the message's _meta or of its HTTP request. The
+// returned end, nil when the request is not traced, ends it with the
+// session the request opened or ran in.
+func (m *MCPGate) TraceMessage(r *http.Request, msg mcp.TracedMessage) (*http.Request, func(sessionID string)) {
+	if !m.g.deps.Tracer.Active(r.Context()) {
+		return r, nil
+	}
+	name, attrs := telemetry.MCPRequest(msg.Method, msg.Target, msg.SessionID, msg.RequestID, msg.Revision)
+	mc := telemetry.MessageContext{TraceParent: msg.TraceParent, TraceState: msg.TraceState}
+	ctx, span := m.g.deps.Tracer.StartMessage(r.Context(), r.Header, mc, name, attrs...)
+	if !span.Recording() {
+		return r, nil
+	}
+	return r.WithContext(ctx), func(sessionID string) {
+		if msg.SessionID == "" && sessionID != "" { // initialize opened it
+			span.Set(telemetry.MCPSessionID.String(sessionID))
+		}
+		span.End()
+	}
 }

@@ -74,6 +74,10 @@ type message struct {
 	MetaVersion string         // params._meta protocol version (stateless requests)
 	CancelID    jsontext.Value // params.requestId of notifications/cancelled
 	fast        *fastRequest   // the message as the fast path reads it (decodeFast); nil if it does not
+
+	// TraceParent and TraceState are the W3C trace context in params._meta
+	// (SEP-414), "" when none (mcp/trace.go).
+	TraceParent, TraceState string
 }
 
 // envelope is a JSON-RPC 2.0 message; unknown members are refused so that
@@ -242,6 +246,7 @@ func readParams(raw jsontext.Value, msg *message) error {
 	if msg.Method == "notifications/cancelled" {
 		msg.CancelID = p.RequestID
 	}
+	msg.TraceParent, msg.TraceState = metaString(p.Meta, "traceparent"), metaString(p.Meta, "tracestate")
 	if v, ok := p.Meta[metaProtocolVersion]; ok {
 		if err := json.Unmarshal(v, &msg.MetaVersion); err != nil {
 			return errors.New("params._meta protocol version must be a string")

@@ -22,6 +22,8 @@ const (
 	AttrChunksKept     = attribute.Key("wikigate.chunks.kept")
 	AttrChunksDropped  = attribute.Key("wikigate.chunks.dropped")
 	AttrStatusCode     = attribute.Key("http.response.status_code")
+	// AttrLastEventID is the Last-Event-ID a stream resume asked to resume after.
+	AttrLastEventID = attribute.Key("wikigate.stream.last_event_id")
 )
 
 // Stage names (docs/operators.md, Tracing).
