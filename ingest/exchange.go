@@ -1,17 +1,19 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"io"
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/wikigate/wikigate/backend"
 )
 
-// maxAnswer bounds what either client reads of one answer.
-const maxAnswer = 64 << 20
+// maxAnswer bounds what either client reads of one answer: a longer one
+// fails the call (it is not retried) instead of being decoded cut short.
+var maxAnswer int64 = 64 << 20
 
 // answer is one HTTP reply as both backends' clients read it.
 type answer struct {
@@ -45,11 +47,14 @@ func exchange(ctx context.Context, hc *http.Client, timeout time.Duration, req *
 		return answer{}, transportError{err}
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
+	var raw bytes.Buffer
+	if err := backend.ReadLimited(&raw, resp.Body, maxAnswer); err != nil {
+		if errors.Is(err, backend.ErrTooLarge) {
+			return answer{}, fmt.Errorf("HTTP %d answer over %d bytes: %w", resp.StatusCode, maxAnswer, err)
+		}
 		return answer{}, transportError{err}
 	}
-	return answer{status: resp.StatusCode, header: resp.Header, body: raw, retryAfter: backend.RetryAfter(resp.Header)}, nil
+	return answer{status: resp.StatusCode, header: resp.Header, body: raw.Bytes(), retryAfter: backend.RetryAfter(resp.Header)}, nil
 }
 
 // retryableStatus is what both backends may answer better later: 429 and

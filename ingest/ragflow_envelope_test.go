@@ -61,3 +61,24 @@ func TestRAGFlowClientRetriesAnErrorStatusWithAnEnvelope(t *testing.T) {
 		t.Fatalf("err %v (%+v) after %d calls, want 503 code 100 tried 3 times", err, rf, calls.Load())
 	}
 }
+
+// TestAnAnswerOverTheLimitFailsTheCall: an answer longer than maxAnswer is
+// reported as such and not retried; it used to be cut at the limit and
+// decoded, which read as "not a RAGFlow envelope" (or, for an answer whose
+// cut still parsed, as a success).
+func TestAnAnswerOverTheLimitFailsTheCall(t *testing.T) {
+	old := maxAnswer
+	maxAnswer = 64
+	t.Cleanup(func() { maxAnswer = old })
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Write([]byte(`{"code":0,"data":[]}` + strings.Repeat(" ", 100)))
+	}))
+	defer srv.Close()
+	c := &RAGFlowClient{URL: srv.URL, Key: "k", Backoff: time.Millisecond}
+	_, err := c.listDatasets(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "answer over 64 bytes") || calls.Load() != 1 {
+		t.Fatalf("err %v after %d calls, want the answer over 64 bytes, not retried", err, calls.Load())
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -203,7 +202,7 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, b
 	backend.SetRequestID(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, nil, c.scrubbed(transportError(err), bearer)
+		return 0, nil, nil, c.scrubbed(transportError(ctx, err), bearer)
 	}
 	defer resp.Body.Close()
 	if resp.ContentLength > c.cfg.MaxResponseBytes {
@@ -211,15 +210,14 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, b
 	}
 	buf := bufferPool.Get().(*bytes.Buffer)
 	buf.Reset()
-	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, c.cfg.MaxResponseBytes+1)); err != nil {
+	if err := backend.ReadLimited(buf, resp.Body, c.cfg.MaxResponseBytes); err != nil {
 		putBuffer(buf)
-		e := c.scrubbed(transportError(err), bearer)
+		if errors.Is(err, backend.ErrTooLarge) {
+			return 0, nil, nil, badResponse(resp.StatusCode, "response is over the %d byte limit", c.cfg.MaxResponseBytes)
+		}
+		e := c.scrubbed(transportError(ctx, err), bearer)
 		e.HTTPStatus = resp.StatusCode
 		return 0, nil, nil, e
-	}
-	if int64(buf.Len()) > c.cfg.MaxResponseBytes {
-		putBuffer(buf)
-		return 0, nil, nil, badResponse(resp.StatusCode, "response is over the %d byte limit", c.cfg.MaxResponseBytes)
 	}
 	return resp.StatusCode, resp.Header, buf, nil
 }
@@ -238,10 +236,10 @@ func putBuffer(buf *bytes.Buffer) {
 
 // scrubbed cleans e.Detail of the configured keys and the bearer in use.
 func (c *Client) scrubbed(e *Error, bearer string) *Error {
-	e.Detail = scrub(e.Detail, bearer, c.cfg.APIKey, c.cfg.TenantKey)
+	e.Detail = backend.Detail(e.Detail, bearer, c.cfg.APIKey, c.cfg.TenantKey)
 	return e
 }
 
 func (c *Client) scrub(detail string) string {
-	return scrub(detail, c.cfg.APIKey, c.cfg.TenantKey)
+	return backend.Detail(detail, c.cfg.APIKey, c.cfg.TenantKey)
 }

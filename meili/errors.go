@@ -3,16 +3,10 @@ package meili
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/wikigate/wikigate/backend"
 	"github.com/wikigate/wikigate/protocol"
@@ -63,21 +57,10 @@ func (e *Error) ProtocolError() *protocol.Error {
 	return e.Kind.Protocol(protocol.CodeSearchUnavailable, "search backend")
 }
 
-// transportError classifies a failure before or while reading a response.
-func transportError(err error) *Error {
-	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		return &Error{Kind: Timeout, Detail: "no answer within the deadline"}
-	}
-	if errors.Is(err, context.Canceled) {
-		return &Error{Kind: Unreachable, Detail: "call canceled"}
-	}
-	// url.Error repeats method and URL; the cause is enough.
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return &Error{Kind: Unreachable, Detail: err.Error()}
+// transportError classifies a failure before or while reading a response
+// of a call under ctx (backend.TransportKind).
+func transportError(ctx context.Context, err error) *Error {
+	return &Error{Kind: backend.TransportKind(ctx, err), Detail: backend.TransportDetail(err)}
 }
 
 // statusError classifies a non-2xx answer: with a Meilisearch error body
@@ -100,31 +83,4 @@ func statusError(status int, header http.Header, body []byte) *Error {
 
 func badResponse(status int, format string, args ...any) *Error {
 	return &Error{Kind: BadResponse, HTTPStatus: status, Detail: fmt.Sprintf(format, args...)}
-}
-
-const maxDetailBytes = 300
-
-// scrub makes a Detail safe and short for a log line: secrets replaced,
-// control characters (Meilisearch filter errors contain newlines) turned
-// into spaces, and the length bounded.
-func scrub(detail string, secrets ...string) string {
-	for _, s := range secrets {
-		if s != "" {
-			detail = strings.ReplaceAll(detail, s, "[redacted]")
-		}
-	}
-	detail = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, detail)
-	if len(detail) > maxDetailBytes {
-		cut := maxDetailBytes
-		for cut > 0 && !utf8.RuneStart(detail[cut]) {
-			cut--
-		}
-		detail = detail[:cut] + "…"
-	}
-	return detail
 }

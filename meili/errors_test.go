@@ -215,14 +215,3 @@ func TestErrorsNeverCarryKeys(t *testing.T) {
 		})
 	}
 }
-
-func TestScrubBoundsDetail(t *testing.T) {
-	long := strings.Repeat("é", maxDetailBytes)
-	got := scrub(long)
-	if len(got) > maxDetailBytes+len("…") || !strings.HasSuffix(got, "…") {
-		t.Errorf("scrub left %d bytes", len(got))
-	}
-	if !strings.HasPrefix(got, "é") || strings.ContainsRune(got, '\uFFFD') {
-		t.Errorf("scrub cut inside a rune: %q", got[len(got)-8:])
-	}
-}

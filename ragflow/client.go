@@ -189,41 +189,37 @@ func (cl *call) drainRest() {
 	_, _ = io.CopyN(io.Discard, cl.resp.Body, drainLimit)
 }
 
-// transportError sorts a failed round trip or body read: a deadline
-// passing or the response stalling is Timeout, anything else (refused,
-// reset, caller gone) is Unreachable. The cause is kept for
-// errors.Is(err, context.Canceled); a stall is not a cancel, so its cause
-// is errStalled, never the context.Canceled the transport reports for it.
+// transportError sorts a failed round trip or body read
+// (backend.TransportKind): a deadline passing or the response stalling is
+// Timeout, anything else (refused, reset, caller gone) is Unreachable. The
+// cause is kept for errors.Is(err, context.Canceled); a stall is not a
+// cancel, so its cause is errStalled, never the context.Canceled the
+// transport reports for it.
 func (c *Client) transportError(ctx context.Context, err error) *Error {
-	kind, cause := Unreachable, err
-	switch {
-	case errors.Is(context.Cause(ctx), errStalled):
+	kind, cause := backend.TransportKind(ctx, err), err
+	if errors.Is(context.Cause(ctx), errStalled) {
 		kind, cause = Timeout, context.Cause(ctx)
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		kind = Timeout
 	}
-	return &Error{Kind: kind, Detail: c.backendDetail(cause.Error()), cause: cause}
+	return &Error{Kind: kind, Detail: c.backendDetail(backend.TransportDetail(cause)), cause: cause}
 }
 
 // readBody reads at most maxBytes of the body; more is BadResponse.
 func (c *Client) readBody(cl *call) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(cl.resp.Body, c.maxBytes+1))
-	if err != nil {
-		return nil, c.transportError(cl.ctx, err)
+	var buf bytes.Buffer
+	if err := c.readBodyInto(cl, &buf); err != nil {
+		return nil, err
 	}
-	if int64(len(b)) > c.maxBytes {
-		return nil, badResponse(fmt.Sprintf("response over %d bytes", c.maxBytes))
-	}
-	return b, nil
+	return buf.Bytes(), nil
 }
 
 // readBodyInto is readBody into buf (a pooled buffer).
 func (c *Client) readBodyInto(cl *call, buf *bytes.Buffer) error {
-	if _, err := buf.ReadFrom(io.LimitReader(cl.resp.Body, c.maxBytes+1)); err != nil {
-		return c.transportError(cl.ctx, err)
-	}
-	if int64(buf.Len()) > c.maxBytes {
+	err := backend.ReadLimited(buf, cl.resp.Body, c.maxBytes)
+	switch {
+	case errors.Is(err, backend.ErrTooLarge):
 		return badResponse(fmt.Sprintf("response over %d bytes", c.maxBytes))
+	case err != nil:
+		return c.transportError(cl.ctx, err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wikigate/wikigate/backend"
 	"github.com/wikigate/wikigate/protocol"
@@ -70,27 +69,9 @@ func (e *Error) ProtocolError() *protocol.Error {
 // traps).
 var ErrNoDatasets = errors.New("ragflow: retrieval needs at least one dataset id")
 
-// maxDetailRunes bounds how much of a backend message goes into Detail.
-const maxDetailRunes = 200
-
-// backendDetail cleans a backend message for Detail: the API key is
-// redacted in case a proxy echoed a header back, control characters are
-// dropped so a log line stays one line, and the length is bounded.
-func (c *Client) backendDetail(msg string) string {
-	if c.apiKey != "" {
-		msg = strings.ReplaceAll(msg, c.apiKey, "[redacted]")
-	}
-	msg = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
-			return ' '
-		}
-		return r
-	}, msg)
-	if utf8.RuneCountInString(msg) > maxDetailRunes {
-		msg = string([]rune(msg)[:maxDetailRunes]) + "…"
-	}
-	return strings.TrimSpace(msg)
-}
+// backendDetail cleans a backend message for Detail (backend.Detail): the
+// API key redacted, one line, bounded.
+func (c *Client) backendDetail(msg string) string { return backend.Detail(msg, c.apiKey) }
 
 func badResponse(detail string) *Error {
 	return &Error{Kind: BadResponse, Detail: detail}
