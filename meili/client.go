@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"sync"
 	"time"
@@ -73,9 +72,9 @@ type Client struct {
 
 // New validates cfg and returns a Client. It does no network I/O.
 func New(cfg Config) (*Client, error) {
-	base, err := parseBaseURL(cfg.URL)
+	base, err := backend.BaseURL(cfg.URL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("meili: %w", err)
 	}
 	if !indexUIDPattern.MatchString(cfg.Index) {
 		return nil, errors.New("meili: index uid must be 1-512 characters of A-Z, a-z, 0-9, '_' or '-'")
@@ -105,24 +104,6 @@ func New(cfg Config) (*Client, error) {
 		c.http = backend.HTTPClient()
 	}
 	return c, nil
-}
-
-func parseBaseURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, errors.New("meili: url does not parse")
-	}
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, errors.New("meili: url must be http or https")
-	case u.Host == "":
-		return nil, errors.New("meili: url has no host")
-	case u.User != nil:
-		return nil, errors.New("meili: url must not carry credentials; use the api key")
-	case u.RawQuery != "" || u.Fragment != "":
-		return nil, errors.New("meili: url must not have a query or fragment")
-	}
-	return u, nil
 }
 
 // Search runs one search (POST /indexes/{index}/search). Failures are

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -101,21 +100,12 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// baseURL validates the configured URL: absolute http(s), a host, no
-// credentials, query or fragment (they would end up in every request and in
-// error messages).
+// baseURL validates the configured URL (backend.BaseURL) and drops a
+// trailing slash.
 func baseURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || raw == "" {
-		return "", errors.New("ragflow: url must be an absolute http(s) url")
-	}
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
-		return "", errors.New("ragflow: url must be an absolute http(s) url")
-	case u.User != nil:
-		return "", errors.New("ragflow: url must not carry credentials")
-	case u.RawQuery != "" || u.Fragment != "":
-		return "", errors.New("ragflow: url must not have a query or fragment")
+	u, err := backend.BaseURL(raw)
+	if err != nil {
+		return "", fmt.Errorf("ragflow: %w", err)
 	}
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
