@@ -25,13 +25,13 @@ func requireCitations(std *protocol.Standard) bool {
 
 // runAsk answers one question: /agent/tools/ask and /answer/ask share it,
 // so agents and people get the same AnswerResult from the same engine.
-func (g *Gateway) runAsk(ctx context.Context, c *call) (any, error) {
+func (g *Gateway) runAsk(ctx context.Context, c *call) (protocol.Result, error) {
 	std := c.req.standard()
-	return g.answer(ctx, c, answerTurn{
+	return resultOf(g.answer(ctx, c, answerTurn{
 		question:         std.Question,
 		retrievalQuery:   std.Question,
 		requireCitations: requireCitations(std),
-	})
+	}))
 }
 
 type getContextRequest struct{ protocol.GetContextRequest }
@@ -51,7 +51,7 @@ func (r *getContextRequest) validate() error {
 
 // runGetContext returns the most relevant in-scope chunks for a task,
 // trimmed to the caller's token budget; no generation is involved.
-func (g *Gateway) runGetContext(ctx context.Context, c *call) (any, error) {
+func (g *Gateway) runGetContext(ctx context.Context, c *call) (protocol.Result, error) {
 	req := c.req.(*getContextRequest)
 	chunks, err := g.retrieve(ctx, c, req.Question, g.cfg.Answer.ContextPageSize)
 	if err != nil {
@@ -65,5 +65,5 @@ func (g *Gateway) runGetContext(ctx context.Context, c *call) (any, error) {
 	if len(pack.Items) == 0 {
 		c.rec.Result = "no_answer"
 	}
-	return pack, nil
+	return &pack, nil
 }

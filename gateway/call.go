@@ -58,13 +58,13 @@ func (g *Gateway) serveCall(w http.ResponseWriter, r *http.Request, reqID, pathI
 }
 
 // writeOutcome answers a settled call in JSON: its result, or its error.
-func writeOutcome(w http.ResponseWriter, r *http.Request, reqID string, out any, err error, pe *protocol.Error) {
+func writeOutcome(w http.ResponseWriter, r *http.Request, reqID string, out protocol.Result, err error, pe *protocol.Error) {
 	writeOutcomeAs(w, r, reqID, nil, out, err, pe)
 }
 
 // writeOutcomeAs is writeOutcome with a route set's error body (nil: the
 // protocol's envelope).
-func writeOutcomeAs(w http.ResponseWriter, r *http.Request, reqID string, errorBody func(error, *protocol.Error) any, out any, err error, pe *protocol.Error) {
+func writeOutcomeAs(w http.ResponseWriter, r *http.Request, reqID string, errorBody func(error, *protocol.Error) any, out protocol.Result, err error, pe *protocol.Error) {
 	if pe == nil {
 		writeOK(w, out)
 		return
@@ -83,7 +83,7 @@ func writeOutcomeAs(w http.ResponseWriter, r *http.Request, reqID string, errorB
 
 // httpCall is the HTTP door: method and credential, then the pipeline
 // shared with MCP, reading the body only once the tool gate allowed.
-func (g *Gateway) httpCall(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (any, error) {
+func (g *Gateway) httpCall(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (protocol.Result, error) {
 	if r.Method != http.MethodPost {
 		return nil, refusedBeforeBody{protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts POST only")}
 	}
@@ -117,7 +117,7 @@ type callIn struct {
 // policy's tool gate, then the body (read only now), strict decode,
 // validation, binding, the decision and its guard, then the tool. Both the
 // HTTP routes and MCP's tools/call run exactly this, so they cannot drift.
-func (g *Gateway) execute(ctx context.Context, in callIn, p identity.Principal, body func() ([]byte, error)) (any, error) {
+func (g *Gateway) execute(ctx context.Context, in callIn, p identity.Principal, body func() ([]byte, error)) (protocol.Result, error) {
 	recordCaller(in.rec, p)
 	if err := g.gateTool(ctx, in.rt, p, in.rec); err != nil {
 		return nil, refusedBeforeBody{err}
@@ -261,7 +261,7 @@ func checkRequest(req request, p identity.Principal, rec *audit.Record) error {
 // runTool runs the route's handler under the backend deadline. The backend
 // clients send the call's request id as X-Request-Id, so backend logs can
 // be matched with the audit record.
-func (g *Gateway) runTool(ctx context.Context, rt route, c *call) (any, error) {
+func (g *Gateway) runTool(ctx context.Context, rt route, c *call) (protocol.Result, error) {
 	ctx, cancel := context.WithTimeout(backend.WithRequestID(ctx, c.reqID), g.cfg.BackendTimeout)
 	defer cancel()
 	return rt.run(ctx, c)

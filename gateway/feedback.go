@@ -112,7 +112,7 @@ type feedbackView struct {
 // runFeedback stores (or merges, or replays) one submission. The response
 // is rendered inside the store's transaction so a retry with the same
 // idempotencyKey gets the first response byte for byte.
-func (g *Gateway) runFeedback(ctx context.Context, c *call) (any, error) {
+func (g *Gateway) runFeedback(ctx context.Context, c *call) (protocol.Result, error) {
 	req := c.req.(*feedbackRequest)
 	sub := feedback.Submission{
 		Tool: c.rec.Tool, EventType: req.EventType, Question: req.Question,
@@ -140,10 +140,7 @@ func (g *Gateway) runFeedback(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	c.rec.Result = feedbackResult(res)
-	if res.Replayed {
-		return replayedJSON(res.Response), nil
-	}
-	return rawJSON(res.Response), nil
+	return &protocol.FeedbackReceipt{Body: res.Response, Replay: res.Replayed}, nil
 }
 
 func feedbackResult(r feedback.Result) string {

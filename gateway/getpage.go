@@ -56,7 +56,7 @@ func (r *getPageRequest) validate() error {
 // get_document_info): pages outside the scope are listed as forbidden_scope,
 // pages that are not there as not_found. Only the pages the policy let
 // through are ever named to Meilisearch.
-func (g *Gateway) runGetPage(ctx context.Context, c *call) (any, error) {
+func (g *Gateway) runGetPage(ctx context.Context, c *call) (protocol.Result, error) {
 	requested := c.req.pages()
 	readable := readablePages(requested, c.decision.Pages)
 	if len(readable) == 0 {
@@ -78,7 +78,7 @@ func (g *Gateway) runGetPage(ctx context.Context, c *call) (any, error) {
 	pages, errs, dropped := normalizer.Pages(resp.Hits, c.decision.Scope, readable)
 	c.rec.Dropped = dropped
 	errs = pageErrors(requested, readable, errs)
-	return protocol.PageResult{Pages: nonNil(pages), Errors: nonNil(errs), Audit: c.audit()}, nil
+	return &protocol.PageResult{Pages: nonNil(pages), Errors: nonNil(errs), Audit: c.audit()}, nil
 }
 
 // readablePages are the requested pages the decision lets through, in the

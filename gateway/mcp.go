@@ -70,7 +70,7 @@ func (m *MCPGate) route(tool string) (route, bool) {
 // Call runs one tools/call through the routes' pipeline (execute) and
 // writes its audit record, under endpoint Path with the MCP session and
 // JSON-RPC ids. Metrics see the record exactly as for an HTTP call.
-func (m *MCPGate) Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta mcp.CallMeta) (any, error) {
+func (m *MCPGate) Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta mcp.CallMeta) (protocol.Result, error) {
 	g := m.g
 	rec := m.record(meta.HTTP)
 	rec.Tool = tool
@@ -87,13 +87,10 @@ func (m *MCPGate) Call(ctx context.Context, p identity.Principal, tool string, a
 	case pe != nil:
 		return nil, pe
 	}
-	if raw := renderedBody(out); raw != nil { // a feedback record, replayed byte for byte
-		return json.RawMessage(raw), nil
-	}
 	return out, nil
 }
 
-func (m *MCPGate) call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta mcp.CallMeta, rec *audit.Record) (any, error) {
+func (m *MCPGate) call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta mcp.CallMeta, rec *audit.Record) (protocol.Result, error) {
 	rt, ok := m.route(tool)
 	if !ok {
 		return nil, protocol.NewError(protocol.CodeNotFound, "this gate does not serve the tool "+tool)

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -54,31 +53,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // encodeJSON writes v as an Encoder with SetEscapeHTML(false) does, newline
-// included. A search result, written on every search call, and an answer,
-// on every ask, are appended by hand (protocol.SearchResult.AppendJSON,
-// AnswerResult.AppendJSON: the same bytes without encoding/json's
-// reflection); a NaN score they cannot write goes to encoding/json, which
-// refuses it as before.
+// included: an error body, a health report.
 func encodeJSON(buf *bytes.Buffer, v any) {
-	var b []byte
-	err := errNotByHand
-	switch r := v.(type) {
-	case protocol.SearchResult:
-		b, err = r.AppendJSON(buf.AvailableBuffer(), false)
-	case protocol.AnswerResult: // ask, the same way (AnswerResult.AppendJSON)
-		b, err = r.AppendJSON(buf.AvailableBuffer(), false)
-	}
-	if err == nil {
-		buf.Write(append(b, '\n'))
-		return
-	}
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
-
-// errNotByHand: encodeJSON has no hand-written encoding for the value.
-var errNotByHand = errors.New("no hand-written encoding")
 
 var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -90,43 +70,41 @@ func putJSONBuffer(buf *bytes.Buffer) {
 	}
 }
 
-// writeOK writes a tool's result: JSON, or bytes a handler rendered itself
-// (an idempotent replay must be byte-identical to the first response).
-func writeOK(w http.ResponseWriter, out any) {
-	var raw []byte
-	switch body := out.(type) {
-	case rawJSON:
-		raw = body
-	case replayedJSON:
-		raw = body
+// writeOK writes a call's result: its body (protocol.Result.AppendBody:
+// the hand-written JSON of a search or an answer, encoding/json's of the
+// others, a feedback response as the store kept it), from a pooled buffer
+// with its Content-Length. A body JSON cannot carry (a NaN score) is
+// written empty, as encoding/json left it.
+func writeOK(w http.ResponseWriter, out protocol.Result) {
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer putJSONBuffer(buf)
+	buf.Reset()
+	if b, err := out.AppendBody(buf.AvailableBuffer()); err == nil {
+		buf.Write(b)
+	}
+	h := w.Header()
+	if out.Replayed() {
 		// The body is the first call's, byte for byte; the header is how
 		// a client tells a replay from a first write without parsing it.
-		w.Header().Set("Idempotent-Replayed", "true")
-	default:
-		writeJSON(w, http.StatusOK, out)
-		return
+		h.Set("Idempotent-Replayed", "true")
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(raw)
+	_, _ = w.Write(buf.Bytes())
 }
 
-// rawJSON is a response body already rendered by its handler.
-type rawJSON []byte
-
-// replayedJSON is the stored response an idempotent retry gets again.
-type replayedJSON []byte
-
-// renderedBody is a handler's own bytes, replayed or not, else nil.
-func renderedBody(out any) []byte {
-	switch body := out.(type) {
-	case rawJSON:
-		return body
-	case replayedJSON:
-		return body
+// resultOf is a handler's value and its error as the Result the fronts
+// render (nil with the error).
+func resultOf[T any, P interface {
+	*T
+	protocol.Result
+}](v T, err error) (protocol.Result, error) {
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return P(&v), nil
 }
 
 // writeError writes the protocol's error envelope.

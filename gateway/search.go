@@ -34,7 +34,7 @@ var searchAttributes = []string{"id", "path", "url", "title", "project", "versio
 
 // runSearch searches Meilisearch inside the decided scope and re-checks every
 // hit on the way back. A question goes as its keywords (retrieval.SearchText).
-func (g *Gateway) runSearch(ctx context.Context, c *call) (any, error) {
+func (g *Gateway) runSearch(ctx context.Context, c *call) (protocol.Result, error) {
 	req := c.req.(*searchRequest)
 	resp, err := g.search(ctx, c, meili.SearchParams{
 		Query:                retrieval.SearchText(req.Question),
@@ -51,7 +51,7 @@ func (g *Gateway) runSearch(ctx context.Context, c *call) (any, error) {
 	hits, dropped := normalizer.SearchHits(resp.Hits, c.decision.Scope)
 	c.rec.Dropped = dropped
 	total := resp.Total() - dropped
-	return protocol.SearchResult{Hits: nonNil(hits), Total: max(total, len(hits)), Audit: c.audit()}, nil
+	return &protocol.SearchResult{Hits: nonNil(hits), Total: max(total, len(hits)), Audit: c.audit()}, nil
 }
 
 // search calls Meilisearch, records the call and maps failures to the

@@ -51,7 +51,8 @@ type historyTurn struct {
 // the owner holding the token is 403 session_forbidden.
 func (g *Gateway) serveSessionHistory(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := g.newRecord(r, reqID, pathID, rt)
-	defer g.finish(r.Context(), rec)
+	r, span := g.traceCall(r, rec, rt) // gateway/trace.go
+	defer g.finishTraced(r.Context(), span, rec)
 	out, err := g.sessionHistoryCall(r, reqID, pathID, rt, rec)
 	pe, closed := g.settle(r.Context(), rec, err)
 	if !closed {
@@ -59,7 +60,7 @@ func (g *Gateway) serveSessionHistory(w http.ResponseWriter, r *http.Request, re
 	}
 }
 
-func (g *Gateway) sessionHistoryCall(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (any, error) {
+func (g *Gateway) sessionHistoryCall(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (protocol.Result, error) {
 	if r.Method != http.MethodGet {
 		return nil, refusedBeforeBody{protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts GET only")}
 	}
@@ -81,7 +82,7 @@ func (g *Gateway) sessionHistoryCall(r *http.Request, reqID, pathID string, rt r
 	if err := g.decide(ctx, rt, c); err != nil {
 		return nil, err
 	}
-	return g.historyOf(c), nil
+	return protocol.JSON(g.historyOf(c)), nil
 }
 
 // historyOf is the session of c as its owner reads it back.

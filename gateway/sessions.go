@@ -46,7 +46,7 @@ type sessionLimits struct {
 // runSessionCreate binds a new session to its owner and to the decided
 // scope, answering the first question when one is given. If that answer
 // fails the session is not created, so nothing half-made is left behind.
-func (g *Gateway) runSessionCreate(ctx context.Context, c *call) (any, error) {
+func (g *Gateway) runSessionCreate(ctx context.Context, c *call) (protocol.Result, error) {
 	owner := ownerOf(c.principal)
 	if err := g.deps.Sessions.Admit(ctx, owner); err != nil {
 		return nil, sessionStoreError(err)
@@ -73,7 +73,7 @@ func (g *Gateway) runSessionCreate(ctx context.Context, c *call) (any, error) {
 		return nil, sessionStoreError(err)
 	}
 	out.Audit = c.audit()
-	return out, nil
+	return protocol.JSON(out), nil
 }
 
 // bindSession loads the session of a turn and checks its token and owner, then
@@ -110,7 +110,7 @@ func (g *Gateway) bindSession(ctx context.Context, r *http.Request, c *call) err
 // inside the session's scope. The result carries the session's citation
 // summary as it stands after this turn, so a client can show what earlier
 // turns cited.
-func (g *Gateway) runSessionTurn(ctx context.Context, c *call) (any, error) {
+func (g *Gateway) runSessionTurn(ctx context.Context, c *call) (protocol.Result, error) {
 	q := c.req.standard().Question
 	res, err := g.answer(ctx, c, answerTurn{
 		question:         q,
@@ -130,7 +130,7 @@ func (g *Gateway) runSessionTurn(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, sessionStoreError(err)
 	}
-	return res, nil
+	return &res, nil
 }
 
 // sessionStoreError maps the store's refusals to protocol errors. A session

@@ -92,7 +92,7 @@ func (g *Gateway) serveStream(w http.ResponseWriter, r *http.Request, reqID, pat
 // stages and its verified text to the stream.
 func (g *Gateway) liveRoute(r *http.Request, rt route, live *liveAnswer) route {
 	run := rt.run
-	rt.run = func(ctx context.Context, c *call) (any, error) {
+	rt.run = func(ctx context.Context, c *call) (protocol.Result, error) {
 		release, err := g.streams.Acquire(g.callerKey(r, c))
 		if err != nil {
 			return nil, g.streamRefused(err)
@@ -167,15 +167,18 @@ func (l *liveAnswer) text(answer string) {
 // finish sends the final citations, the rest of the verified answer (its
 // references resolve against them), the result exactly as the JSON route
 // returns it, and done.
-func (l *liveAnswer) finish(out any) {
-	res, _ := out.(protocol.AnswerResult)
+func (l *liveAnswer) finish(out protocol.Result) {
+	res, ok := out.(*protocol.AnswerResult) // the streamed routes answer (streamRoutes)
+	if !ok {
+		res = &protocol.AnswerResult{}
+	}
 	cites := res.Citations
 	if cites == nil {
 		cites = []protocol.Citation{}
 	}
 	_ = l.sw.Send(stream.EventCitations, stream.Citations{Citations: cites, Final: true})
 	if l.prog != nil {
-		if rest := l.prog.Finish(res); rest != "" {
+		if rest := l.prog.Finish(*res); rest != "" {
 			_ = l.sw.Send(stream.EventDelta, stream.Delta{Text: rest})
 		}
 	}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -75,23 +74,12 @@ func BenchmarkGateOnly(b *testing.B) {
 	}
 }
 
-// writeRouteJSON writes out as the gateway's writeJSON does: a search
-// result appended by hand (protocol.SearchResult.AppendJSON), anything
-// else with encoding/json without HTML escaping, from a pooled buffer,
-// with its Content-Length.
-func writeRouteJSON(w http.ResponseWriter, out any) {
+// writeRouteJSON writes out as the gateway's writeOK does: its body
+// (protocol.Result.AppendBody) from a pooled buffer, with its
+// Content-Length.
+func writeRouteJSON(w http.ResponseWriter, out protocol.Result) {
 	rs := getScratch()
-	b := rs.b
-	if r, ok := out.(protocol.SearchResult); ok {
-		b, _ = r.AppendJSON(b, false)
-	} else {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(out)
-		b = bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
-	}
-	b = append(b, '\n')
+	b, _ := out.AppendBody(rs.b)
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
@@ -168,10 +156,10 @@ func BenchmarkSearchReply(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	out := protocol.SearchResult{Total: 6, Hits: benchHits(6)}
+	out := &protocol.SearchResult{Total: 6, Hits: benchHits(6)}
 	b.ReportAllocs()
 	for b.Loop() {
-		o, err := h.buildOutput("search", out)
+		o, err := h.buildOutput(out)
 		if err != nil {
 			b.Fatal(err)
 		}

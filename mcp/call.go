@@ -24,7 +24,7 @@ func (h *Handler) toolHandler(name string) mcpsdk.ToolHandler {
 		if err != nil {
 			return h.failed(ex, err), nil
 		}
-		return h.render(name, out)
+		return h.render(out), nil
 	}
 }
 
@@ -95,15 +95,20 @@ type toolError struct {
 	} `json:"error"`
 }
 
+// errorResult is the isError result of a failed call on the SDK path
+// (errorOutput on the fast path).
 func errorResult(err error) *mcpsdk.CallToolResult {
+	te, text := errorParts(err)
+	return &mcpsdk.CallToolResult{IsError: true, StructuredContent: te, Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: text}}}
+}
+
+// errorParts are an isError result's structuredContent and text: the
+// protocol code and message.
+func errorParts(err error) (toolError, string) {
 	pe := protocol.AsError(err)
 	var te toolError
 	te.Error.Code, te.Error.Message = pe.Code, pe.Message
-	return &mcpsdk.CallToolResult{
-		IsError:           true,
-		StructuredContent: te,
-		Content:           []mcpsdk.Content{&mcpsdk.TextContent{Text: string(pe.Code) + ": " + pe.Message}},
-	}
+	return te, string(pe.Code) + ": " + pe.Message
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -16,6 +16,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/protocol"
+	"github.com/wikigate/wikigate/router"
 )
 
 // fakeGate stands in for the gateway: bearer "agent:<id>" authenticates
@@ -87,7 +88,7 @@ func (g *fakeGate) lastMeta() CallMeta {
 
 // Call mimics the pipeline's denials: a tool outside the grant is
 // forbidden_tool, a project named "other" forbidden_scope.
-func (g *fakeGate) Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (any, error) {
+func (g *fakeGate) Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (protocol.Result, error) {
 	g.calls.Add(1)
 	g.mu.Lock()
 	g.metas = append(g.metas, meta)
@@ -131,13 +132,14 @@ func (g *fakeGate) Call(ctx context.Context, p identity.Principal, tool string, 
 	switch tool {
 	case "search":
 		if g.searchHits > 0 {
-			return protocol.SearchResult{Total: g.searchHits, Audit: audit, Hits: benchHits(g.searchHits)}, nil
+			return &protocol.SearchResult{Total: g.searchHits, Audit: audit, Hits: benchHits(g.searchHits)}, nil
 		}
-		return protocol.SearchResult{Total: 1, Audit: audit, Hits: []protocol.SearchHit{{
+		return &protocol.SearchResult{Total: 1, Audit: audit, Hits: []protocol.SearchHit{{
 			Path: "publish/kgent/memory.md", URL: "/kgent/memory/", Title: "Agent memory", Snippet: "memory " + req.Question,
 			Score: 0.9, SourceProject: "kunora-kgent", Version: "main"}}}, nil
 	case "get_page":
-		return fakePage(req.Path, req.Scope.Version, audit), nil
+		page := fakePage(req.Path, req.Scope.Version, audit)
+		return &page, nil
 	case "ask":
 		if meta.Progress != nil {
 			meta.Progress(1, 3, "retrieving")
@@ -147,9 +149,18 @@ func (g *fakeGate) Call(ctx context.Context, p identity.Principal, tool string, 
 			Grounding: protocol.Grounding{Status: protocol.GroundingGrounded},
 			Citations: []protocol.Citation{{Path: "publish/kgent/memory.md", URL: "/kgent/memory/", Title: "Agent memory",
 				ChunkID: "c1", SourceProject: "kunora-kgent", Version: "main"}}}, nil
+	case "get_context":
+		return &protocol.ContextPack{Question: req.Question, Items: []protocol.ContextItem{{Path: "publish/kgent/memory.md", URL: "/kgent/memory/",
+			Title: "Agent memory", ChunkID: "c1", Content: "Use <Redis> & more.", Score: 0.8, SourceProject: "kunora-kgent", Version: "main"}},
+			Citations: []protocol.Citation{}, TokenEstimate: 5, MaxTokens: 4000, Audit: audit}, nil
 	}
-	return map[string]any{"audit": audit}, nil
+	return &protocol.FeedbackReceipt{Body: fakeReceipt}, nil
 }
+
+// fakeReceipt is a feedback response as the gateway renders it
+// (json.Marshal's bytes, HTML escaped).
+var fakeReceipt = []byte(`{"record":{"id":"f1","type":"create_feedback","eventType":"qa_no_answer","dedupeKey":"k\u003c1\u003e","status":"open",` +
+	`"count":2,"firstSeenAt":"2026-01-01T00:00:00Z","lastSeenAt":"2026-01-02T00:00:00Z"},"created":false,"audit":{"requestId":"req-1","caller":"agent:coder","scope":"kunora-kgent"}}`)
 
 // server starts the handler on loopback, with the metadata documents.
 func server(t *testing.T, g *fakeGate, cfg Config) (*Handler, *httptest.Server) {
@@ -164,9 +175,9 @@ func server(t *testing.T, g *fakeGate, cfg Config) (*Handler, *httptest.Server) 
 
 func startHandler(t *testing.T, h *Handler) *httptest.Server {
 	mux := http.NewServeMux()
-	mux.Handle(h.Config().Path, h)
+	mux.Handle(h.Config().Path, router.Chain(h, h.CheckHost, h.CheckOrigin, h.EndpointCORS)) // as front's table has it
 	for _, p := range h.MetadataPaths() {
-		mux.Handle(p, h.Metadata())
+		mux.Handle(p, h.CheckMetadataHost(h.Metadata()))
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { h.Close(); srv.Close() })

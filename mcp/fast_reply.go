@@ -50,7 +50,7 @@ func (h *Handler) answerCall(w http.ResponseWriter, r *http.Request, ex *exchang
 	}
 	var o *output
 	if err == nil {
-		if o, err = h.buildOutput(name, out); err == nil {
+		if o, err = h.buildOutput(out); err == nil {
 			defer o.release()
 		}
 	}
@@ -76,11 +76,11 @@ func (h *Handler) writeCallResult(w http.ResponseWriter, id []byte, o *output, s
 	rs.release(buf)
 }
 
-// errorOutput is the isError result of a failed call, as errorResult
-// builds it for the SDK path.
+// errorOutput is the isError result of a failed call, with the parts
+// errorResult gives the SDK path.
 func errorOutput(err error) *output {
-	res := errorResult(err)
-	return &output{structured: mustJSON(res.StructuredContent), text: []byte(res.Content[0].(*mcpsdk.TextContent).Text), isError: true}
+	te, text := errorParts(err)
+	return &output{structured: mustJSON(te), text: []byte(text), isError: true}
 }
 
 // appendCallResult writes o as the SDK's CallToolResult.MarshalJSON does

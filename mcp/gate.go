@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wikigate/wikigate/identity"
+	"github.com/wikigate/wikigate/protocol"
 )
 
 // Gate is the HTTP tools' pipeline seen from MCP. The gateway implements it
@@ -27,11 +28,11 @@ type Gate interface {
 
 	// Call runs tool with its JSON arguments through the same admit →
 	// decide → guard → backend → response check → audit path as the HTTP
-	// route. It returns the protocol result the route would write
-	// (protocol.SearchResult, protocol.PageResult, protocol.AnswerResult,
-	// protocol.ContextPack, the feedback record) or a *protocol.Error; any
-	// other error is reported to the client as internal.
-	Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (any, error)
+	// route. It returns the result the route would write (a
+	// protocol.Result: its JSON is structuredContent, its text the
+	// content) or a *protocol.Error; any other error is reported to the
+	// client as internal.
+	Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (protocol.Result, error)
 
 	// SessionEvent records a session being opened, refused or closed
 	// (tool calls are audited by Call itself). It must not block.

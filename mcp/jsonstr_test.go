@@ -35,7 +35,7 @@ func FuzzAppendJSONString(f *testing.F) {
 
 // BenchmarkAppendJSONString escapes the text rendering of six bench hits.
 func BenchmarkAppendJSONString(b *testing.B) {
-	text := appendSearch(nil, &protocol.SearchResult{Total: 6, Hits: benchHits(6)})
+	text := (&protocol.SearchResult{Total: 6, Hits: benchHits(6)}).AppendText(nil)
 	buf := make([]byte, 0, 2*len(text))
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {

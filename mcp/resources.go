@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -58,7 +59,10 @@ func (h *Handler) readPage(ctx context.Context, req *mcpsdk.ReadResourceRequest)
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}
-	res := as[protocol.PageResult](out, mustJSON(out))
+	res, err := pageOf(out)
+	if err != nil {
+		return nil, resourceError(uri, err)
+	}
 	for _, e := range res.Errors {
 		return nil, resourceError(uri, protocol.NewError(e.Code, e.Message))
 	}
@@ -70,6 +74,22 @@ func (h *Handler) readPage(ctx context.Context, req *mcpsdk.ReadResourceRequest)
 		URI: uri, MIMEType: pageTemplate.MIMEType, Text: p.Content,
 		Meta: mcpsdk.Meta{"title": p.Title, "url": h.pageURI(p.URL), "sourceProject": p.SourceProject, "version": p.Version},
 	}}}, nil
+}
+
+// pageOf reads get_page's result as the page batch its JSON is (the
+// structuredContent a tools/call would carry); a result that is not one
+// reads as no page.
+func pageOf(out protocol.Result) (protocol.PageResult, error) {
+	var res protocol.PageResult
+	if out == nil {
+		return res, errNoResult
+	}
+	raw, err := out.AppendStructured(nil)
+	if err != nil {
+		return res, err
+	}
+	_ = json.Unmarshal(raw, &res)
+	return res, nil
 }
 
 // parsePageURI splits wiki://{version}/{path}. The path is the page path

@@ -194,7 +194,7 @@ type blockingGate struct {
 	started chan struct{}
 }
 
-func (g *blockingGate) Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (any, error) {
+func (g *blockingGate) Call(ctx context.Context, p identity.Principal, tool string, args json.RawMessage, meta CallMeta) (protocol.Result, error) {
 	if tool == "ask" {
 		g.started <- struct{}{}
 		<-g.release

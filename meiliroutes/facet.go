@@ -70,7 +70,7 @@ type meiliFacetHit struct {
 // decided filter (ANDed with the caller's, as on every search route),
 // keeps the counts the scope admits (scopedFacets, as on search) and
 // offers those whose value starts with facetQuery.
-func runMeiliFacetSearch(ctx context.Context, c *gateway.Call) (any, error) {
+func runMeiliFacetSearch(ctx context.Context, c *gateway.Call) (protocol.Result, error) {
 	if _, ok := viewOf(c.Index(), c.PathID()); !ok {
 		return nil, indexNotFound(c.PathID(), -1)
 	}
@@ -94,7 +94,7 @@ func runMeiliFacetSearch(ctx context.Context, c *gateway.Call) (any, error) {
 	b := facetBounds{kept: kept, countHits: countHits(p, len(resp.Hits), dropped), total: max(resp.Total()-dropped, len(kept))}
 	dist := scopedFacets([]string{name}, resp.FacetDistribution, c.Scope(), b)
 	hits := facetHits(dist[name], derefS(req.FacetQuery))
-	return meiliFacetResult{FacetHits: hits, FacetQuery: req.FacetQuery, ProcessingTimeMs: resp.ProcessingTimeMs}, nil
+	return protocol.JSON(meiliFacetResult{FacetHits: hits, FacetQuery: req.FacetQuery, ProcessingTimeMs: resp.ProcessingTimeMs}), nil
 }
 
 // facetHits are the values of dist (already scoped) that start with prefix

@@ -42,7 +42,7 @@ func Set() gateway.RouteSet {
 	}
 }
 
-func searchRoute(endpoint string, decode func([]byte) (gateway.Request, error), run func(context.Context, *gateway.Call) (any, error), response reflect.Type) gateway.Route {
+func searchRoute(endpoint string, decode func([]byte) (gateway.Request, error), run func(context.Context, *gateway.Call) (protocol.Result, error), response reflect.Type) gateway.Route {
 	return gateway.Route{Endpoint: endpoint, Tool: "search", Action: "read", Answer: true, Decode: decode, Run: run, Response: response}
 }
 
@@ -54,13 +54,17 @@ func indexNotFound(uid string, inMulti int) error {
 	return meiliCoded(invalid(fmt.Sprintf("Inside `.queries[%d]`: %s", inMulti, msg)), "index_not_found")
 }
 
-func runMeiliSearch(ctx context.Context, c *gateway.Call) (any, error) {
+func runMeiliSearch(ctx context.Context, c *gateway.Call) (protocol.Result, error) {
 	view, ok := viewOf(c.Index(), c.PathID())
 	if !ok {
 		return nil, indexNotFound(c.PathID(), -1)
 	}
 	req := c.Request().(*meiliSearchRequest)
-	return meiliSearch(ctx, c, &req.meiliQuery, view)
+	res, err := meiliSearch(ctx, c, &req.meiliQuery, view)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.JSON(res), nil
 }
 
 // meiliMultiResponse is a non-federated multi-search answer.
@@ -71,7 +75,7 @@ type meiliMultiResponse struct {
 // runMeiliMulti checks every query's index before searching any, then runs
 // them in order: the whole request fails on the first error, as
 // Meilisearch's does.
-func runMeiliMulti(ctx context.Context, c *gateway.Call) (any, error) {
+func runMeiliMulti(ctx context.Context, c *gateway.Call) (protocol.Result, error) {
 	qs := *c.Request().(*meiliMultiRequest).Queries
 	views := make([]meiliView, len(qs))
 	for i, q := range qs {
@@ -90,7 +94,7 @@ func runMeiliMulti(ctx context.Context, c *gateway.Call) (any, error) {
 		res.IndexUID = *qs[i].IndexUID
 		out.Results = append(out.Results, res)
 	}
-	return out, nil
+	return protocol.JSON(out), nil
 }
 
 // meiliSearch runs one query inside the decided scope and answers
