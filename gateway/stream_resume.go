@@ -55,7 +55,8 @@ func (g *Gateway) recordStream(live *liveAnswer, owner string) {
 // event of the stream is 400 invalid_request.
 func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route) {
 	rec := g.newRecord(r, reqID, pathID, rt)
-	defer g.finish(r.Context(), rec)
+	r, span := g.traceCall(r, rec, rt) // gateway/trace.go
+	defer g.finishTraced(r.Context(), span, rec)
 	sw := stream.NewWriter(w, g.cfg.Stream.KeepAlive)
 	defer sw.Close()
 	err := g.resume(r, reqID, pathID, rt, rec, sw)

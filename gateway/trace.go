@@ -37,7 +37,7 @@ func (g *Gateway) finishTraced(ctx context.Context, span telemetry.Span, rec *au
 	_, as := telemetry.Stage(ctx, telemetry.StageAudit)
 	g.finish(ctx, rec)
 	as.End()
-	telemetry.EndCall(span, rec.Status, rec.Result)
+	telemetry.EndCallAs(span, rec.CallerType, rec.Credential, rec.Status, rec.Result)
 }
 
 // tracedAnswers is the RAGFlow client seen through spans: a retrieval
@@ -110,12 +110,15 @@ func (g *Gateway) endDecision(span telemetry.Span, rec *audit.Record) {
 // params._meta, else that of the HTTP request that carried it
 // (telemetry.StartMessage says why in that order).
 func (m *MCPGate) traceCall(ctx context.Context, tool string, meta mcp.CallMeta, rec *audit.Record) (context.Context, telemetry.Span) {
-	if !m.g.deps.Tracer.Active(ctx) {
-		return ctx, telemetry.Span{}
-	}
 	var h http.Header
 	if meta.HTTP != nil {
 		h = meta.HTTP.Header
+		if m.g.deps.Tracer.Active(meta.HTTP.Context()) {
+			ctx = telemetry.UnderRequest(ctx, meta.HTTP.Context())
+		}
+	}
+	if !m.g.deps.Tracer.Active(ctx) {
+		return ctx, telemetry.Span{}
 	}
 	name, attrs := telemetry.MCPToolCall(tool, meta.SessionID, rec.JSONRPCID)
 	var mc telemetry.MessageContext

@@ -69,3 +69,12 @@ func (p *Provider) StartMessage(ctx context.Context, header http.Header, mc Mess
 	}
 	return asCall(ctx, s)
 }
+
+// UnderRequest is ctx with the span of from, the context of the HTTP
+// request that carried an MCP message, in place of the span ctx holds.
+// The MCP SDK runs a session's handlers under a context derived from the
+// request that opened the session, so ctx would otherwise hold that
+// initialize's span, long ended and no parent of this message.
+func UnderRequest(ctx, from context.Context) context.Context {
+	return trace.ContextWithSpan(ctx, trace.SpanFromContext(from))
+}

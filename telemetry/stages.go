@@ -36,16 +36,12 @@ const (
 	StageAudit         = "wikigate.audit"
 )
 
-// EndAuth ends the authenticate stage with who was recognized: the
-// caller's type and credential kind, never its id or credential. A
-// refusal shows as the call's result (EndCall), so err adds nothing.
-func EndAuth(s Span, callerType, credential string, err error) {
-	if !s.Recording() || err != nil {
-		return
-	}
-	s.Set(AttrCallerType.String(callerType), AttrCredential.String(credential))
-	s.End()
-}
+// EndAuth ends the authenticate stage. It records nothing: who was
+// recognized (the caller's type and credential kind, never its id or
+// credential) goes on the call's span when the call ends (EndCallAs), from
+// the audit record, so that every door (the HTTP routes, a session read
+// back, a stream resume, MCP) records it the same way and once.
+func EndAuth(s Span, callerType, credential string, err error) {}
 
 // EndDecision ends the tool gate or decide stage with the policy's answer
 // and the revision that gave it. code is the deny code ("" on allow). The
@@ -89,9 +85,16 @@ func EndVerify(s Span, citations int, noAnswer bool) {
 
 // EndCall ends a call's server span with how the call ended, as its audit
 // record says: a status of 500 or more marks it failed.
-func EndCall(s Span, status int, result string) {
+func EndCall(s Span, status int, result string) { EndCallAs(s, "", "", status, result) }
+
+// EndCallAs is EndCall with the caller the call authenticated, when it
+// got that far: its type and credential kind ("" for neither).
+func EndCallAs(s Span, callerType, credential string, status int, result string) {
 	if !s.Recording() {
 		return
+	}
+	if callerType != "" {
+		s.Set(AttrCallerType.String(callerType), AttrCredential.String(credential))
 	}
 	s.Set(AttrStatusCode.Int(status), AttrResult.String(result))
 	if status >= 500 {

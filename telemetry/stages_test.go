@@ -36,7 +36,7 @@ func TestStagesAreTheCallSpansAttributes(t *testing.T) {
 	_, s = Stage(ctx, StageAudit)
 	s.Fail(errors.New("disk full"), "")
 	s.End()
-	EndCall(call, 403, "forbidden_scope")
+	EndCallAs(call, "agent", "jwt", 403, "forbidden_scope")
 
 	spans := flushed(t, p, exp)
 	if len(spans) != 2 {
