@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/wikigate/wikigate/audit"
-	"github.com/wikigate/wikigate/cors"
+	"github.com/wikigate/wikigate/front"
 	"github.com/wikigate/wikigate/gateway"
 	"github.com/wikigate/wikigate/identity"
 	"github.com/wikigate/wikigate/mcp"
@@ -24,8 +24,8 @@ import (
 	"github.com/wikigate/wikigate/openapi"
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/ragflow"
+	"github.com/wikigate/wikigate/router"
 	"github.com/wikigate/wikigate/telemetry"
-	"github.com/wikigate/wikigate/widget"
 )
 
 func init() {
@@ -98,11 +98,9 @@ type Handler struct {
 	keyStore *identity.KeyStore // nil without api_keys_file
 	policy   *policies.Engine
 	logger   *zap.Logger
-	poolKeys []string // stores taken from the usage pool, released in Cleanup
-	mcp      *mcp.Handler
-	mcpPaths []string // the endpoint first, then its metadata documents
-	cors     *cors.Policy
-	widget   *widget.Handler     // nil without the widget block
+	poolKeys []string            // stores taken from the usage pool, released in Cleanup
+	mcp      *mcp.Handler        // nil without the mcp block
+	front    *router.Router      // the route table (package front)
 	tracer   *telemetry.Provider // nil: tracing off
 }
 
@@ -157,8 +155,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.Feedback != nil {
 		cfg.FeedbackLimit = h.Feedback.PeopleLimit.feedbackLimit()
 	}
-	h.cors = h.CORS.policy()
-	h.widget = h.Widget.handler()
 	if err := h.provisionTracing(ctx); err != nil {
 		return err
 	}
@@ -189,7 +185,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.gw, err = gateway.New(cfg, deps); err != nil {
 		return err
 	}
-	return h.provisionMCP(ctx, repl)
+	if err := h.provisionMCP(ctx, repl); err != nil {
+		return err
+	}
+	h.front, err = front.New(front.Parts{Gateway: h.gw, MCP: h.mcp, Widget: h.Widget.handler(), CORS: h.CORS.policy(), Hold: holdAudited})
+	return err
 }
 
 // provisionStores opens the session and feedback stores (shared across
@@ -273,17 +273,18 @@ func (h *Handler) Cleanup() error {
 	return nil
 }
 
-// ServeHTTP hands the request to the MCP endpoint, the widget's files or
-// the gateway.
+// ServeHTTP hands the request to the route table (package front): the
+// gateway's routes, the MCP endpoint, the widget's files.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	if h.cors.Handle(w, r) { // a preflight of a covered route: answered here
-		return nil
-	}
-	if h.serveMCP(w, r) || h.widget.Serve(w, r) {
-		return nil
-	}
-	serveAudited(h.gw, w, r) // held until its audit record lands when the audit file syncs
+	h.front.ServeHTTP(w, r)
 	return nil
+}
+
+// holdAudited is serveAudited as the route table's middleware on the
+// gateway's calls: held until their audit record lands when the audit file
+// syncs.
+func holdAudited(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serveAudited(next, w, r) })
 }
 
 // Interface guards

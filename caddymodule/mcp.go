@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -123,23 +122,8 @@ func (h *Handler) provisionMCP(ctx caddy.Context, repl *caddy.Replacer) error {
 	if h.mcp, err = mcp.New(cfg, gate, logger); err != nil {
 		return err
 	}
-	h.mcpPaths = append([]string{cfg.Path}, h.mcp.MetadataPaths()...)
 	go h.refreshMCP(ctx, repl.ReplaceAll(h.APIKeysFile, ""))
 	return nil
-}
-
-// serveMCP answers the MCP endpoint and its metadata; false for any other
-// path, which the gateway answers.
-func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) bool {
-	if h.mcp == nil || !slices.Contains(h.mcpPaths, r.URL.Path) {
-		return false
-	}
-	if r.URL.Path == h.mcpPaths[0] {
-		h.mcp.ServeHTTP(w, r)
-	} else {
-		h.mcp.Metadata().ServeHTTP(w, r)
-	}
-	return true
 }
 
 // mcpRefreshPeriod is how often the policy revision and the key file are

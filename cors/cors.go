@@ -158,3 +158,17 @@ func (p *Policy) allowOrigin(h http.Header, origin string) {
 		h.Set("Access-Control-Allow-Credentials", "true")
 	}
 }
+
+// Middleware is Handle in front of next, for the route table
+// (docs/architecture.md, "Routing"): a preflight it answered stops there.
+// A nil Policy passes every request on untouched.
+func (p *Policy) Middleware(next http.Handler) http.Handler {
+	if p == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !p.Handle(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}

@@ -44,6 +44,16 @@ func (e *Endpoint) Handle(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// Middleware is Handle in front of next, for the route table: a preflight
+// it answered stops there.
+func (e *Endpoint) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !e.Handle(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
 // writePreflight answers a preflight: the allowed methods and request
 // headers, how long to cache them, 204.
 func writePreflight(w http.ResponseWriter, methods, headers, maxAge string) {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -21,6 +20,7 @@ import (
 	"github.com/wikigate/wikigate/policies"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/quota"
+	"github.com/wikigate/wikigate/router"
 	"github.com/wikigate/wikigate/sessions"
 	"github.com/wikigate/wikigate/sitemap"
 	"github.com/wikigate/wikigate/stream"
@@ -137,11 +137,12 @@ type Gateway struct {
 	deps    Deps
 	openAPI openAPIDoc
 	routes  map[string]route
-	// setPatterns are the route sets' endpoints with a path parameter.
-	setPatterns []string
-	health      healthCache
-	streams     *stream.Limiter // open answer streams, per caller and in all
-	replay      *stream.Replay  // recent streams' events, for resuming
+	// router serves Entries on their own (ServeHTTP); the gate serves them
+	// through package front's table, with MCP and the widget.
+	router  *router.Router
+	health  healthCache
+	streams *stream.Limiter // open answer streams, per caller and in all
+	replay  *stream.Replay  // recent streams' events, for resuming
 	// feedbackLimits is each caller's budget of people's feedback.
 	feedbackLimits *quota.Keyed
 	now            func() time.Time
@@ -189,41 +190,16 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		feedbackLimits: quota.NewKeyed(cfg.FeedbackLimit.Burst, cfg.FeedbackLimit.Every)}
 	g.replay = newReplay(cfg.Stream, deps.Logger)
 	g.routes = g.routeTable()
-	for _, set := range deps.Routes {
-		for _, rt := range set.Routes {
-			if strings.Contains(rt.Endpoint, "{") {
-				g.setPatterns = append(g.setPatterns, rt.Endpoint)
-			}
-		}
+	var err error
+	if g.router, err = router.New(g.Entries(), g.NotFound()); err != nil {
+		return nil, err
 	}
 	return g, nil
 }
 
-// ServeHTTP answers every request: protocol routes, /healthz, and a JSON 404
-// for anything else, so callers always get the protocol's error envelope.
+// ServeHTTP answers every request with the gateway's entries alone
+// (Entries): protocol routes, /healthz, /openapi.json, and a JSON 404 for
+// anything else, so callers always get the protocol's error envelope.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	reqID := requestID()
-	w.Header().Set("X-Request-Id", reqID)
-	if r.URL.Path == "/healthz" {
-		g.serveHealth(w, r)
-		return
-	}
-	if r.URL.Path == openAPIPath && g.deps.OpenAPI != nil {
-		g.serveOpenAPI(w, r, reqID)
-		return
-	}
-	rt, pathID, ok := g.match(r.URL.Path)
-	if !ok {
-		g.serveUnknown(w, r, reqID)
-		return
-	}
-	if rt.serve != nil {
-		rt.serve(w, r, reqID, pathID, rt)
-		return
-	}
-	if wantsStream(rt, r) {
-		g.serveStream(w, r, reqID, pathID, rt)
-		return
-	}
-	g.serveCall(w, r, reqID, pathID, rt)
+	g.router.ServeHTTP(w, r)
 }

@@ -22,7 +22,7 @@ type route struct {
 	// bind, when set, runs after the request is validated and before the
 	// policy decides: session turns load and authorize their session here.
 	bind func(ctx context.Context, r *http.Request, c *call) error
-	run  func(ctx context.Context, c *call) (any, error)
+	run  func(ctx context.Context, c *call) (protocol.Result, error)
 	// serve, when set, answers the route outside the POST pipeline
 	// (serveCall): the session history is a GET.
 	serve func(w http.ResponseWriter, r *http.Request, reqID, pathID string, rt route)
@@ -78,6 +78,16 @@ func (g *Gateway) routeTable() map[string]route {
 	return m
 }
 
+// method is the one method the route serves: GET for the routes that
+// answer outside the POST pipeline (a session's history, a stream's
+// resume), POST for every other.
+func (rt route) method() string {
+	if rt.serve != nil {
+		return http.MethodGet
+	}
+	return http.MethodPost
+}
+
 // decodeAs strictly decodes a body into the route's request type.
 func decodeAs[T any, P interface {
 	*T
@@ -93,39 +103,8 @@ func decodeAs[T any, P interface {
 // validSessionID is the shape of the ids sessions.New mints.
 var validSessionID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
-// sessionTurnsPattern is the one route with a path parameter.
+// sessionTurnsPattern is the route that adds a turn to a session.
 const sessionTurnsPattern = "/answer/sessions/{sessionId}/turns"
-
-// match finds the route of a path; for a route with a path parameter (a
-// pattern: the session turn and history routes, a route set's patterns) it
-// also returns the parameter (a session id is validated later, with the
-// session token; a route set's when the call runs).
-func (g *Gateway) match(path string) (route, string, bool) {
-	if rt, ok := g.routes[path]; ok && !strings.Contains(rt.endpoint, "{") {
-		return rt, "", true
-	}
-	if rt, id, ok := g.matchSet(path); ok {
-		return rt, id, true
-	}
-	if id, ok := strings.CutPrefix(path, streamResumePrefix); ok && id != "" && !strings.Contains(id, "/") {
-		rt, known := g.routes[streamResumePattern]
-		return rt, id, known
-	}
-	rest, ok := strings.CutPrefix(path, "/answer/sessions/")
-	if !ok {
-		return route{}, "", false
-	}
-	pattern := sessionHistoryPattern
-	id, turns := strings.CutSuffix(rest, "/turns")
-	if turns {
-		pattern = sessionTurnsPattern
-	}
-	rt, known := g.routes[pattern]
-	if !known || id == "" || strings.Contains(id, "/") {
-		return route{}, "", false
-	}
-	return rt, id, true
-}
 
 // serveUnknown answers a path that is no route with the protocol's 404 and
 // audits it like any call, without reading the body or checking a

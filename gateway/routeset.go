@@ -30,8 +30,9 @@ type RouteSet struct {
 
 // Route is one POST route of a RouteSet.
 type Route struct {
-	// Endpoint is the path; a segment in braces ({indexUid}) matches any
-	// one non-empty segment, which the call reads as Call.PathID.
+	// Endpoint is the path, a ServeMux pattern: a segment in braces
+	// ({indexUid}) matches any one non-empty segment, which the call reads
+	// as Call.PathID.
 	Endpoint string
 	Tool     string // the tool the policy is asked about
 	Action   string // read | write
@@ -39,7 +40,7 @@ type Route struct {
 	// Decode strictly decodes a body; a refusal is a *protocol.Error.
 	Decode func(body []byte) (Request, error)
 	// Run does the route's work once the policy allowed the call.
-	Run func(ctx context.Context, c *Call) (any, error)
+	Run func(ctx context.Context, c *Call) (protocol.Result, error)
 	// Response is the Go type Run answers, for the OpenAPI document.
 	Response reflect.Type
 }
@@ -114,41 +115,8 @@ func (g *Gateway) setRoute(set *RouteSet, sr Route) route {
 			}
 			return setRequest{req}, nil
 		},
-		run: func(ctx context.Context, c *call) (any, error) { return sr.Run(ctx, &Call{g: g, c: c}) },
+		run: func(ctx context.Context, c *call) (protocol.Result, error) { return sr.Run(ctx, &Call{g: g, c: c}) },
 	}
-}
-
-// matchSet finds the route set's route whose pattern matches path, and the
-// segment its braces matched.
-func (g *Gateway) matchSet(path string) (route, string, bool) {
-	for _, pattern := range g.setPatterns {
-		if id, ok := matchSegments(pattern, path); ok {
-			return g.routes[pattern], id, true
-		}
-	}
-	return route{}, "", false
-}
-
-// matchSegments matches path against a pattern with one segment in braces,
-// which matches one non-empty segment.
-func matchSegments(pattern, path string) (string, bool) {
-	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
-	if len(ps) != len(xs) {
-		return "", false
-	}
-	id := ""
-	for i, p := range ps {
-		switch {
-		case strings.HasPrefix(p, "{"):
-			if xs[i] == "" {
-				return "", false
-			}
-			id = xs[i]
-		case p != xs[i]:
-			return "", false
-		}
-	}
-	return id, true
 }
 
 // unknownInSet answers a path under a route set's prefix that names none of

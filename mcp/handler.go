@@ -61,7 +61,7 @@ func New(cfg Config, gate Gate, log *slog.Logger) (*Handler, error) {
 	h.events = newEventStore()
 	h.stateless = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
 		Stateless: true, Logger: log, MaxRequestBodyBytes: cfg.MaxBodyBytes, PropagateRequestCancellation: true,
-		DisableLocalhostProtection: true, // ServeHTTP checks Host first (hostPolicy), with the operator's names
+		DisableLocalhostProtection: true, // CheckHost checks Host first (hostPolicy), with the operator's names
 	})
 	h.stateful = mcpsdk.NewStreamableHTTPHandler(h.getServer, &mcpsdk.StreamableHTTPOptions{
 		// No SessionTimeout: the gate times idle sessions out itself
@@ -99,19 +99,14 @@ var endpointCORS = cors.NewEndpoint(
 	[]string{"Mcp-Session-Id", "WWW-Authenticate"},
 	10*time.Minute)
 
-// ServeHTTP serves the MCP endpoint.
+// EndpointCORS answers the endpoint's preflights and names an allowed
+// origin back (endpointCORS), after CheckOrigin in the route table.
+func (h *Handler) EndpointCORS(next http.Handler) http.Handler { return endpointCORS.Middleware(next) }
+
+// ServeHTTP serves the MCP endpoint, once the route table's middleware
+// (docs/architecture.md, "Routing": CheckHost, CheckOrigin, EndpointCORS)
+// let the request through.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.hosts.allows(r) {
-		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden, hostRefused), nil)
-		return
-	}
-	if !h.origins.allows(r) {
-		writeRefusal(w, refuse(http.StatusForbidden, codeForbidden, "origin is not allowed"), nil)
-		return
-	}
-	if endpointCORS.Handle(w, r) {
-		return
-	}
 	delete(r.Header, headerExchange) // Header.Del without canonicalizing a constant
 	switch r.Method {
 	case http.MethodPost:
@@ -138,7 +133,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, ref, nil)
 		return
 	}
+	r, endSpan := h.traceMessage(r, msg) // initialize, tools/list...: mcp/trace.go
 	ex := &exchange{caller: c, msg: msg, r: r}
+	defer endTrace(endSpan, ex)
 	if msg.stateless(r.Header) {
 		if h.serveFast(w, r, ex) || refuseRemoved(w, msg) {
 			return

@@ -16,14 +16,42 @@ import (
 // the gate over 127.0.0.1 and passes on the public name, which an attacker
 // cannot make a victim's browser resolve to the victim's loopback.
 //
-// The gate checks it itself, before authentication, so a refusal is the
-// protocol's error envelope rather than the SDK's plain text, and the SDK's
-// own check is off (it would refuse the allowed names).
+// The gate checks it itself, as middleware the route table puts before the
+// endpoint (CheckHost) and its metadata documents (CheckMetadataHost), so
+// a refusal comes before authentication and is the protocol's error
+// envelope rather than the SDK's plain text, and the SDK's own check is off
+// (it would refuse the allowed names).
 type hostPolicy map[string]struct{}
 
 // hostRefused is the message of a refused Host, on the endpoint and its
 // metadata documents.
 const hostRefused = "Host is not allowed on a loopback address (DNS-rebinding protection): list the name in the mcp block's allowed_hosts"
+
+// CheckHost refuses a request to the endpoint whose Host hostPolicy does
+// not allow: 403 with the JSON-RPC error envelope naming allowed_hosts.
+func (h *Handler) CheckHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h.hosts.allows(r) {
+			writeRefusal(w, refuse(http.StatusForbidden, codeForbidden, hostRefused), nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// CheckMetadataHost is CheckHost for the metadata documents, which are no
+// JSON-RPC: the refusal is plain text. Without a configured Resource the
+// document names the Host it was asked on, which on a loopback gate must be
+// a name the gate answers to.
+func (h *Handler) CheckMetadataHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h.hosts.allows(r) {
+			http.Error(w, hostRefused, http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 func newHostPolicy(names []string) hostPolicy {
 	p := hostPolicy{}

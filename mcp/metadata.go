@@ -22,17 +22,12 @@ func (h *Handler) MetadataPaths() []string {
 // Metadata serves the OAuth protected-resource metadata (RFC 9728): the
 // resource identifier tokens must be issued for, the authorization servers
 // that issue them, the scopes and how to send a token. It is public: a
-// client reads it before it has any credential. It keeps the endpoint's
-// Host rule: without a configured Resource it names the Host it was asked
-// on, which on a loopback gate must be a name the gate answers to.
+// client reads it before it has any credential. The route table puts the
+// endpoint's Host rule before it (CheckMetadataHost).
 func (h *Handler) Metadata() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != wellKnownMetadata && r.URL.Path != wellKnownMetadata+h.cfg.Path {
 			http.NotFound(w, r)
-			return
-		}
-		if !h.hosts.allows(r) { // the endpoint's own rule: the document names the Host it was asked on
-			http.Error(w, hostRefused, http.StatusForbidden)
 			return
 		}
 		w.Header().Set("Access-Control-Allow-Origin", "*") // public discovery document (RFC 9728 §3)
