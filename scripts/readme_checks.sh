@@ -44,9 +44,10 @@ is() {
 # and exit code in $out, $rc.
 run() {
 	local block
-	block=$(readme_section "$repo/$1" "$2" | awk -v info="${5:-sh}" '/^<!-- .*not run/{skip=1; next}
-		$0 == "```" info {inb=1; next} /^```/{if (inb) {inb=0; skip=0}; next}
-		inb && !skip' | sed -e "s#127\.0\.0\.1:8080#$WIKIGATE_LISTEN#g" ${4:+-e "$4"})
+	# A marker applies to the next block only, whatever its kind.
+	block=$(readme_section "$repo/$1" "$2" | awk -v info="${5:-sh}" '!infence && /^<!-- .*not run/{skip=1; next}
+		/^```/{if (!infence) {infence=1; want=($0 == "```" info && !skip); skip=0} else if ($0 == "```") {infence=0; want=0}; next}
+		want' | sed -e "s#127\.0\.0\.1:8080#$WIKIGATE_LISTEN#g" ${4:+-e "$4"})
 	[ -n "$block" ] || { echo "FAIL: $1 '$2' has no shell block" >&2; exit 1; }
 	echo "== $1 '$2'"
 	rc=0
