@@ -19,21 +19,24 @@ import (
 // unchanged and a zero Span, without reading the header.
 func (p *Provider) StartServer(ctx context.Context, header http.Header, name string, attrs ...attribute.KeyValue) (context.Context, Span) {
 	if p == nil {
-		ctx, s := Start(ctx, name, trace.SpanKindServer, attrs...)
+		ctx, s := Start(ctx, name, trace.SpanKindServer)
 		if !s.Recording() {
 			return ctx, s
 		}
-		return asCall(ctx, s.s)
+		return asCall(ctx, s.s, attrs)
 	}
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = p.prop.Extract(ctx, propagation.HeaderCarrier(header))
 	}
-	ctx, s := p.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	ctx, s := p.tracer.Start(ctx, name, serverKind)
 	if !s.IsRecording() { // the sampler dropped it: no stage or backend span either
 		return ctx, Span{}
 	}
-	return asCall(ctx, s)
+	return asCall(ctx, s, attrs)
 }
+
+// serverKind is the option a server span starts with, made once.
+var serverKind = trace.WithSpanKind(trace.SpanKindServer)
 
 // Active reports whether a call under ctx would be traced: this gate's
 // tracer is on, or Caddy's tracing started a recording span. A caller

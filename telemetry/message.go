@@ -59,7 +59,7 @@ func (p *Provider) StartMessage(ctx context.Context, header http.Header, mc Mess
 			httpSC = trace.SpanContextFromContext(p.prop.Extract(ctx, propagation.HeaderCarrier(header)))
 		}
 	}
-	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...)}
+	opts := []trace.SpanStartOption{serverKind}
 	if httpSC.IsValid() && !httpSC.Equal(msc) {
 		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: httpSC}))
 	}
@@ -67,7 +67,7 @@ func (p *Provider) StartMessage(ctx context.Context, header http.Header, mc Mess
 	if !s.IsRecording() {
 		return ctx, Span{}
 	}
-	return asCall(ctx, s)
+	return asCall(ctx, s, attrs)
 }
 
 // UnderRequest is ctx with the span of from, the context of the HTTP

@@ -32,12 +32,21 @@ func Start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attri
 	if !parent.IsRecording() {
 		return ctx, Span{}
 	}
-	ctx, s := parent.TracerProvider().Tracer(ScopeName).Start(ctx, name,
-		trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+	ctx, s := parent.TracerProvider().Tracer(ScopeName).Start(ctx, name, spanKinds[kind], trace.WithAttributes(attrs...))
 	if !s.IsRecording() { // the sampler dropped it
 		return ctx, Span{}
 	}
 	return ctx, Span{s: s}
+}
+
+// spanKinds are the start options of each kind, made once.
+var spanKinds = [...]trace.SpanStartOption{
+	trace.SpanKindUnspecified: trace.WithSpanKind(trace.SpanKindUnspecified),
+	trace.SpanKindInternal:    trace.WithSpanKind(trace.SpanKindInternal),
+	trace.SpanKindServer:      trace.WithSpanKind(trace.SpanKindServer),
+	trace.SpanKindClient:      trace.WithSpanKind(trace.SpanKindClient),
+	trace.SpanKindProducer:    trace.WithSpanKind(trace.SpanKindProducer),
+	trace.SpanKindConsumer:    trace.WithSpanKind(trace.SpanKindConsumer),
 }
 
 // Stage is one stage of a call (docs/operators.md, Tracing, lists them):
@@ -69,7 +78,7 @@ func (s Span) Set(attrs ...attribute.KeyValue) {
 	if s.s == nil || len(attrs) == 0 {
 		return
 	}
-	if c, ok := s.s.(*callSpan); ok {
+	if c, ok := s.s.(*callSpan); ok { // concrete: through an interface attrs would escape
 		c.add(attrs)
 		return
 	}
