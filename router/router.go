@@ -130,9 +130,6 @@ func (rt *Router) closeSlashRedirects() error {
 	return nil
 }
 
-// Patterns are the registered patterns, in the order they were added.
-func (rt *Router) Patterns() []string { return slices.Clone(rt.patterns) }
-
 // ServeHTTP hands r to its entry, or to the fallback.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	mr, ok := matchable(r)
