@@ -114,8 +114,8 @@ func writeError(w http.ResponseWriter, reqID string, e *protocol.Error) {
 
 // writeErrorBody writes a refusal: e's status and headers, with body.
 func writeErrorBody(w http.ResponseWriter, e *protocol.Error, body any) {
-	if e.Code == protocol.CodeMethodNotAllowed {
-		w.Header().Set("Allow", http.MethodPost)
+	if e.Code == protocol.CodeMethodNotAllowed && e.Header.Get("Allow") == "" {
+		w.Header().Set("Allow", http.MethodPost) // every route but the GET ones (getOnly)
 	}
 	if e.Code == protocol.CodeUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="wikigate"`)
@@ -126,3 +126,11 @@ func writeErrorBody(w http.ResponseWriter, e *protocol.Error, body any) {
 
 func zapRequestID(id string) zap.Field { return zap.String("request_id", id) }
 func zapError(err error) zap.Field     { return zap.Error(err) }
+
+// getOnly is the 405 of a GET route (a session's history, a stream's
+// resume): its Allow names GET, where every other route's names POST.
+func getOnly(rt route) *protocol.Error {
+	pe := protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts GET only")
+	pe.Header = http.Header{"Allow": {http.MethodGet}}
+	return pe
+}

@@ -62,7 +62,7 @@ func (g *Gateway) serveSessionHistory(w http.ResponseWriter, r *http.Request, re
 
 func (g *Gateway) sessionHistoryCall(r *http.Request, reqID, pathID string, rt route, rec *audit.Record) (protocol.Result, error) {
 	if r.Method != http.MethodGet {
-		return nil, refusedBeforeBody{protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts GET only")}
+		return nil, refusedBeforeBody{getOnly(rt)}
 	}
 	p, err := g.authenticate(r, rt)
 	if err != nil {

@@ -72,7 +72,7 @@ func (g *Gateway) serveResume(w http.ResponseWriter, r *http.Request, reqID, pat
 
 func (g *Gateway) resume(r *http.Request, reqID, pathID string, rt route, rec *audit.Record, sw *stream.Writer) error {
 	if r.Method != http.MethodGet {
-		return refusedBeforeBody{protocol.NewError(protocol.CodeMethodNotAllowed, rt.endpoint+" accepts GET only")}
+		return refusedBeforeBody{getOnly(rt)}
 	}
 	p, err := g.authenticate(r, rt)
 	if err != nil {
