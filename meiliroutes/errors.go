@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/wikigate/wikigate/backend"
 	"github.com/wikigate/wikigate/protocol"
 )
 
@@ -11,16 +12,12 @@ import (
 // routes: the docs section that says what they accept.
 const meiliErrorLink = "https://github.com/wikigate/wikigate/blob/main/docs/docs-sites.md#search-boxes"
 
-// meiliErrorBody is Meilisearch's error shape (docs/backends.md, "Meilisearch
-// wire details"): its clients (meilisearch-js's MeiliSearchApiError,
-// instant-meilisearch) read message, code, type and link, not the protocol's
-// envelope.
-type meiliErrorBody struct {
-	Message string `json:"message"`
-	Code    string `json:"code"`
-	Type    string `json:"type"`
-	Link    string `json:"link"`
-}
+// meiliErrorBody is Meilisearch's error shape, the one backend.MeiliError
+// defines: its clients (meilisearch-js's MeiliSearchApiError,
+// instant-meilisearch) read message, code, type and link, not the
+// protocol's envelope. A type of its own only so that the OpenAPI document
+// names the routes' error schema as before.
+type meiliErrorBody backend.MeiliError
 
 // meiliCodedError is a protocol error (audited as usual) that Meilisearch
 // calls by its own code, such as index_not_found or missing_index_uid.
