@@ -112,6 +112,7 @@ func (g *Gateway) answer(ctx context.Context, c *call, t answerTurn) (protocol.A
 	telemetry.EndVerify(verify, stats.Citations, stats.NoAnswer)
 	g.deps.Tracer.SetText(ctx, t.question, text) // only with log_questions
 	res.Audit = c.audit()
+	c.live.answered(res)
 	c.rec.Citations += stats.Citations
 	c.rec.Result = "answered"
 	if stats.NoAnswer {

@@ -131,7 +131,17 @@ type liveAnswer struct {
 	sw      *stream.Writer
 	prog    *normalizer.Progressive
 	release func()
-	header  http.Header // the response's, to name the resume URL
+	header  http.Header           // the response's, to name the resume URL
+	final   protocol.AnswerResult // the verified answer, once answer built it
+}
+
+// answered keeps the answer the stream's last citations and delta come
+// from (finish), typed where the route's result is any protocol.Result. A
+// call that is not streamed (l is nil) keeps nothing.
+func (l *liveAnswer) answered(res protocol.AnswerResult) {
+	if l != nil {
+		l.final = res
+	}
 }
 
 func (l *liveAnswer) close() {
@@ -168,17 +178,14 @@ func (l *liveAnswer) text(answer string) {
 // references resolve against them), the result exactly as the JSON route
 // returns it, and done.
 func (l *liveAnswer) finish(out protocol.Result) {
-	res, ok := out.(*protocol.AnswerResult) // the streamed routes answer (streamRoutes)
-	if !ok {
-		res = &protocol.AnswerResult{}
-	}
+	res := l.final
 	cites := res.Citations
 	if cites == nil {
 		cites = []protocol.Citation{}
 	}
 	_ = l.sw.Send(stream.EventCitations, stream.Citations{Citations: cites, Final: true})
 	if l.prog != nil {
-		if rest := l.prog.Finish(*res); rest != "" {
+		if rest := l.prog.Finish(res); rest != "" {
 			_ = l.sw.Send(stream.EventDelta, stream.Delta{Text: rest})
 		}
 	}
