@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,14 +46,18 @@ func TestRAGFlowClientRetries429And5xxNotErrorCodes(t *testing.T) {
 }
 
 // fakeRAGFlow holds one dataset per wanted name and lets a test decide how
-// parsing ends; it records the calls.
+// parsing ends; it records the calls. The loader sends pages at once, so
+// one request at a time holds its state (mu).
 type fakeRAGFlow struct {
+	mu        sync.Mutex
 	parseEnds string // run state the documents list reports after a parse
 	calls     []string
 	docs      map[string]map[string]any
 }
 
 func (f *fakeRAGFlow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.calls = append(f.calls, r.Method+" "+r.URL.Path)
 	reply := func(data any) { json.NewEncoder(w).Encode(map[string]any{"code": 0, "data": data}) }
 	switch {
