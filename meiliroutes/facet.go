@@ -220,13 +220,6 @@ func completeAnswer(p meili.SearchParams, n int) bool {
 	return p.Offset == 0 && n < limit
 }
 
-// facetValueInScope checks a value the backend counted against the
-// decided scope, as hits are checked on the way back.
-func facetValueInScope(name, v string, eff protocol.Scope) bool {
-	_, ok := facetScopeValue(name, v, eff)
-	return ok
-}
-
 // facetScopeValue is the decided scope's own spelling of a value the
 // backend counted, if the scope admits it: a page of another project or
 // version, or a working page for a reader who may not see working docs,

@@ -47,7 +47,9 @@ func TestFacetHitsInScope(t *testing.T) {
 	if !reflect.DeepEqual(got, []meiliFacetHit{{"kunora-kgent", 3}}) {
 		t.Fatalf("projects: %v", got)
 	}
-	if facetValueInScope("path", "publish", public) || facetValueInScope("version", "", protocol.Scope{}) {
+	_, pathOK := facetScopeValue("path", "publish", public)
+	_, emptyOK := facetScopeValue("version", "", protocol.Scope{})
+	if pathOK || emptyOK {
 		t.Fatal("a facet the routes do not offer, or an empty version, is allowed")
 	}
 }

@@ -87,7 +87,7 @@ func (s Span) Set(attrs ...attribute.KeyValue) {
 
 // Fail marks the span failed with err (its message is the status
 // description; its type, or code when given, is error.type).
-// A stage's failure is the call's outcome, which EndCall records, so on
+// A stage's failure is the call's outcome, which EndCallAs records, so on
 // a stage Fail does nothing.
 func (s Span) Fail(err error, errType string) {
 	if s.s == nil || err == nil || s.stage != "" {

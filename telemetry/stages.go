@@ -83,12 +83,10 @@ func EndVerify(s Span, citations int, noAnswer bool) {
 	s.End()
 }
 
-// EndCall ends a call's server span with how the call ended, as its audit
-// record says: a status of 500 or more marks it failed.
-func EndCall(s Span, status int, result string) { EndCallAs(s, "", "", status, result) }
-
-// EndCallAs is EndCall with the caller the call authenticated, when it
-// got that far: its type and credential kind ("" for neither).
+// EndCallAs ends a call's server span with how the call ended, as its
+// audit record says (a status of 500 or more marks it failed), and with the
+// caller the call authenticated, when it got that far: its type and
+// credential kind ("" for neither).
 func EndCallAs(s Span, callerType, credential string, status int, result string) {
 	if !s.Recording() {
 		return

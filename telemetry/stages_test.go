@@ -104,7 +104,7 @@ func TestADroppedTraceMakesNoSpans(t *testing.T) {
 		t.Error("an unsampled call made a model call span")
 	}
 	EndGeneration(gen, Usage{}, nil)
-	EndCall(call, 200, "answered")
+	EndCallAs(call, "", "", 200, "answered")
 	if spans := flushed(t, p, exp); len(spans) != 0 {
 		t.Errorf("an unsampled call exported %v", names(spans))
 	}

@@ -129,7 +129,7 @@ func TestOffTouchesNothing(t *testing.T) {
 	s.Set(attribute.Int("x", 1))
 	s.Fail(errors.New("x"), "")
 	s.End()
-	EndCall(s, 500, "internal")
+	EndCallAs(s, "", "", 500, "internal")
 }
 
 func TestGenerationSpanFollowsGenAIConventionsAndKeepsTextOut(t *testing.T) {

@@ -102,3 +102,9 @@ func TestDocumentErrors(t *testing.T) {
 		}
 	}
 }
+
+// defaultIndex is the index the server was started with, as it is now.
+func (s *Server) defaultIndex() *index {
+	ix, _ := s.indexes.get(s.defaultUID)
+	return ix
+}

@@ -60,7 +60,7 @@ func TestFilterMatches(t *testing.T) {
 		{`missing != x`, true},
 	}
 	for _, c := range cases {
-		node, err := filterexpr.Parse(c.filter)
+		node, err := filterexpr.Parser{}.Parse(c.filter)
 		if err != nil {
 			t.Errorf("%s: unexpected error %s", c.filter, err.Error())
 			continue
@@ -95,7 +95,7 @@ func TestFilterArrayForm(t *testing.T) {
 }
 
 func TestFilterNotFilterableNamesTheAttribute(t *testing.T) {
-	node, perr := filterexpr.Parse(`"many" = "Glass"`)
+	node, perr := filterexpr.Parser{}.Parse(`"many" = "Glass"`)
 	if perr != nil {
 		t.Fatal(perr.Error())
 	}
@@ -104,7 +104,7 @@ func TestFilterNotFilterableNamesTheAttribute(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
-	node, _ = filterexpr.Parse(`_geoRadius(45.4, 9.1, 2000)`)
+	node, _ = filterexpr.Parser{}.Parse(`_geoRadius(45.4, 9.1, 2000)`)
 	if err := checkFilterable(node, filterableAttributes); err == nil || !strings.HasPrefix(err.Error(), "Attribute `_geo` is not filterable.") {
 		t.Errorf("geo filter: got %v, want _geo not filterable", err)
 	}

@@ -104,9 +104,3 @@ func docID(d orderedObject) string {
 	s, _ := v.(string)
 	return s
 }
-
-// defaultIndex is the index the server was started with, as it is now.
-func (s *Server) defaultIndex() *index {
-	ix, _ := s.indexes.get(s.defaultUID)
-	return ix
-}

@@ -50,10 +50,6 @@ type parser struct {
 	maxDepth int
 }
 
-// Parse parses one filter expression with the engine's bounds; blank
-// input means no filter (nil, nil).
-func Parse(s string) (Node, *Error) { return Parser{}.Parse(s) }
-
 // ParseValue parses a string, array or nil filter with the engine's
 // bounds (Parser.ParseValue).
 func ParseValue(v any) (Node, *Error) { return Parser{}.ParseValue(v) }
