@@ -22,16 +22,7 @@ func FuzzRouterMatchesTheDecodedPath(f *testing.F) {
 		"/demo/", "/demo", "/m%7Bc%7Dp%20x", "//tools/search", "/tools/./search", "/a/../tools/search", "/sessions/%2E%2E", "/%ff/x", "*"} {
 		f.Add(byte(2), s)
 	}
-	rt, err := New([]Entry{
-		{Method: http.MethodPost, Pattern: "/tools/search", Handler: named("search"), OtherMethods: named("search-405")},
-		{Method: http.MethodGet, Pattern: "/sessions/{id}", Handler: named("history"), OtherMethods: named("history-405")},
-		{Pattern: "/sessions/{id}/turns", Handler: named("turns")},
-		{Pattern: Exact("/demo/"), Handler: named("demo")},
-		{Pattern: Exact("/m{c}p x"), Handler: named("braces")},
-	}, named("fallback"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	rt := testRouter(f)
 	f.Fuzz(func(t *testing.T, m byte, target string) {
 		u, err := url.ParseRequestURI(target)
 		if err != nil || u.Host != "" || u.RawQuery != "" || strings.ContainsAny(target, " \t\r\n#?") {

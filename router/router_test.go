@@ -15,7 +15,7 @@ func named(name string) http.Handler {
 	})
 }
 
-func testRouter(t *testing.T) *Router {
+func testRouter(t testing.TB) *Router {
 	t.Helper()
 	rt, err := New([]Entry{
 		{Method: http.MethodPost, Pattern: "/tools/search", Handler: named("search"), OtherMethods: named("search-405")},
