@@ -30,7 +30,7 @@ func BenchmarkAskAnswer(b *testing.B) {
 	}
 }
 
-func devRAGFlowAsk(b *testing.B) (string, []ragflow.Chunk) {
+func devRAGFlowAsk(b testing.TB) (string, []ragflow.Chunk) {
 	b.Helper()
 	raw, err := os.ReadFile("testdata/devragflow/retrieval.bench.json")
 	if err != nil {
