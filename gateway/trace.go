@@ -104,14 +104,26 @@ func (g *Gateway) endDecision(span telemetry.Span, rec *audit.Record) {
 	telemetry.EndDecision(span, true, "", g.deps.Policy.Revision())
 }
 
-// traceCall starts the server span of an MCP tools/call, following the
-// MCP conventions ("tools/call ask": method, tool, session, JSON-RPC id);
-// its parent is the traceparent the client sent in the request's
-// params._meta, else that of the HTTP request that carried it
-// (telemetry.StartMessage says why in that order).
+// traceCall gives an MCP tools/call its span: the server span the MCP
+// front started for the request that carried it (TraceMessage), which the
+// call's stages and end write on and the front ends with the answer its
+// client read. Without one (a call that did not come through the front)
+// it starts the call's own span, following the MCP conventions
+// ("tools/call ask": method, tool, session, JSON-RPC id), under the trace
+// context of the request's params._meta, else that of the HTTP request
+// that carried it (telemetry.StartMessage says why in that order).
 func (m *MCPGate) traceCall(ctx context.Context, tool string, meta mcp.CallMeta, rec *audit.Record) (context.Context, telemetry.Span) {
 	var h http.Header
 	if meta.HTTP != nil {
+		if recording, ok := meta.HTTP.Context().Value(mcpRequestSpan{}).(bool); ok {
+			if !recording { // the sampler dropped the request
+				return ctx, telemetry.Span{}
+			}
+			ctx, span := telemetry.InMCPRequest(ctx, meta.HTTP.Context())
+			span.Set(telemetry.AttrRequestID.String(rec.RequestID))
+			rec.TraceID = span.TraceID()
+			return ctx, span
+		}
 		h = meta.HTTP.Header
 		if m.g.deps.Tracer.Active(meta.HTTP.Context()) {
 			ctx = telemetry.UnderRequest(ctx, meta.HTTP.Context())
@@ -131,26 +143,37 @@ func (m *MCPGate) traceCall(ctx context.Context, tool string, meta mcp.CallMeta,
 	return ctx, span
 }
 
-// TraceMessage starts the server span of an MCP request the gate does not
-// see as a tool call (initialize, tools/list, resources/read...; mcp's
+// mcpRequestSpan marks the context of an MCP request the front traced
+// (TraceMessage): true when its span records, false when the sampler
+// dropped it (the request's calls then make no span either).
+type mcpRequestSpan struct{}
+
+// TraceMessage starts the server span of an MCP request (mcp's
 // MessageTracer), named and attributed as the MCP conventions ask, under
-// the trace context of the message's _meta or of its HTTP request. The
-// returned end, nil when the request is not traced, ends it with the
-// session the request opened or ran in.
-func (m *MCPGate) TraceMessage(r *http.Request, msg mcp.TracedMessage) (*http.Request, func(sessionID string)) {
+// the trace context of the message's _meta or of its HTTP request. A
+// request refused before its message was read and naming no method is
+// named by its HTTP method and the endpoint ("POST /mcp"). The returned
+// end, nil when the request is not traced, ends it with the session the
+// request opened or ran in and with how its client was answered: a
+// JSON-RPC error, or a tools/call's isError result, marks it failed
+// (telemetry.EndMCP).
+func (m *MCPGate) TraceMessage(r *http.Request, msg mcp.TracedMessage) (*http.Request, func(mcp.MessageEnd)) {
 	if !m.g.deps.Tracer.Active(r.Context()) {
 		return r, nil
 	}
 	name, attrs := telemetry.MCPRequest(msg.Method, msg.Target, msg.SessionID, msg.RequestID, msg.Revision)
+	if name == "" {
+		name = r.Method + " " + m.cfg.Path
+	}
 	mc := telemetry.MessageContext{TraceParent: msg.TraceParent, TraceState: msg.TraceState}
 	ctx, span := m.g.deps.Tracer.StartMessage(r.Context(), r.Header, mc, name, attrs...)
 	if !span.Recording() {
-		return r, nil
+		return r.WithContext(context.WithValue(r.Context(), mcpRequestSpan{}, false)), nil
 	}
-	return r.WithContext(ctx), func(sessionID string) {
-		if msg.SessionID == "" && sessionID != "" { // initialize opened it
-			span.Set(telemetry.MCPSessionID.String(sessionID))
+	return r.WithContext(context.WithValue(ctx, mcpRequestSpan{}, true)), func(end mcp.MessageEnd) {
+		if msg.SessionID == "" && end.SessionID != "" { // initialize opened it
+			span.Set(telemetry.MCPSessionID.String(end.SessionID))
 		}
-		span.End()
+		telemetry.EndMCP(span, telemetry.MCPOutcome{RPCCode: end.RPCCode, ToolError: end.ToolError, Message: end.Message})
 	}
 }

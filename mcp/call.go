@@ -41,8 +41,10 @@ func (h *Handler) failed(ex *exchange, err error) *mcpsdk.CallToolResult {
 		if ex.session != nil && ex.msg != nil {
 			h.events.drop(ex.session.id, ex.msg.ID) // nor replayed to a client that resumes the stream
 		}
-	case ref != nil && ex.out != nil:
-		ex.out.refuse(ref, data) // too late only if the stream started; then the isError result says it
+	case ref != nil && ex.out != nil && ex.out.refuse(ref, data):
+		// too late only if the stream started; then the isError result says it
+	default:
+		ex.toolFailed(err)
 	}
 	return errorResult(err)
 }

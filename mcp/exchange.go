@@ -24,9 +24,10 @@ type exchange struct {
 	caller  Caller
 	msg     *message
 	r       *http.Request
-	session *session   // the bound session (2025-* revisions); nil when stateless
-	created bool       // this request's initialize creates session
-	out     *sdkWriter // what the SDK writes to (serve); nil on the fast paths
+	session *session     // the bound session (2025-* revisions); nil when stateless
+	created bool         // this request's initialize creates session
+	out     *sdkWriter   // what the SDK writes to (serve); nil on the fast paths
+	trace   *traceWriter // the request's span's view of the answer; nil when not traced
 }
 
 // admitted tells the exchange's writer that the gate admitted the call

@@ -56,6 +56,7 @@ func (h *Handler) answerCall(w http.ResponseWriter, r *http.Request, ex *exchang
 	}
 	if err != nil {
 		o = errorOutput(err)
+		ex.toolFailed(err)
 	}
 	h.writeCallResult(w, req.ID, o, stateless)
 }

@@ -124,18 +124,21 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	// The credential before the body, as on the HTTP tool routes: a
 	// refusal carries no JSON-RPC id (none was read), and a refused caller
 	// gets no 100 Continue.
-	c, ok := h.authenticate(w, r, &refusal{})
+	ref := &refusal{}
+	c, ok := h.authenticate(w, r, ref)
 	if !ok {
+		h.traceRefused(r, ref)
 		return
 	}
 	msg, ref := readMessage(r, h.cfg.MaxBodyBytes)
 	if ref != nil {
 		writeRefusal(w, ref, nil)
+		h.traceRefused(r, ref)
 		return
 	}
-	r, endSpan := h.traceMessage(r, msg) // initialize, tools/list...: mcp/trace.go
-	ex := &exchange{caller: c, msg: msg, r: r}
-	defer endTrace(endSpan, ex)
+	w, r, tw := h.traceMessage(w, r, msg) // the request's span: mcp/trace.go
+	ex := &exchange{caller: c, msg: msg, r: r, trace: tw}
+	defer endTrace(tw, ex)
 	if msg.stateless(r.Header) {
 		if h.serveFast(w, r, ex) || refuseRemoved(w, msg) {
 			return
