@@ -74,11 +74,14 @@ type AnswerOptions struct {
 	FeedbackEndpoint string
 }
 
-// AnswerStats is what the audit record needs of an answer.
+// AnswerStats is what the audit record needs of an answer, and the chunk
+// texts its grounding read, which CheckCoverage reads again.
 type AnswerStats struct {
 	Dropped   int // chunks outside the scope
 	Citations int
 	NoAnswer  bool
+
+	read *chunkTexts // by the chunks' index; nil when grounding read none
 }
 
 // Answer builds the AnswerResult (without Audit) of a generated text and the
@@ -112,7 +115,7 @@ func Answer(text string, chunks []ragflow.Chunk, eff protocol.Scope, o AnswerOpt
 		res.Grounding = gr.g
 		return res, markNoAnswer(stats)
 	}
-	stats.Citations = len(gr.nb.citations)
+	stats.Citations, stats.read = len(gr.nb.citations), &gr.texts
 	return protocol.AnswerResult{
 		Answer:       gr.answer,
 		Summary:      answerSummary(gr.first),
@@ -130,6 +133,7 @@ type grounded struct {
 	answer, first string
 	nb            numbering
 	g             protocol.Grounding
+	texts         chunkTexts // the chunk texts verification read
 }
 
 // ground verifies a generated text against the chunks of its prompt
@@ -138,8 +142,9 @@ type grounded struct {
 func ground(text string, chunks []ragflow.Chunk, inScope []bool, o AnswerOptions) grounded {
 	text = dropSentinels.Replace(text)
 	pieces := splitAnswer(text)
-	verdicts := newVerifier(text, chunks, inScope, o).verify(pieces)
-	gr := grounded{g: measureGrounding(pieces, verdicts)}
+	v := newVerifier(text, chunks, inScope, o)
+	verdicts := v.verify(pieces)
+	gr := grounded{g: measureGrounding(pieces, verdicts), texts: v.texts}
 	if withheld(gr.g, o) != "" {
 		return gr
 	}

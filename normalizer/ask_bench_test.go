@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/wikigate/wikigate/dedupe"
 	"github.com/wikigate/wikigate/protocol"
 	"github.com/wikigate/wikigate/ragflow"
 )
@@ -24,6 +25,33 @@ func BenchmarkAskAnswer(b *testing.B) {
 	cpu := processCPU()
 	for b.Loop() {
 		Answer(text, chunks, kgentScope, o)
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkAskPath is the normalizer's whole share of bench run C's ask,
+// as gateway.answer runs it: Answer with the feedback action's dedupe key
+// (dedupe.Key over the cited paths), then CheckCoverage on the question.
+func BenchmarkAskPath(b *testing.B) {
+	text, chunks := devRAGFlowAsk(b)
+	const question = "How do I configure agent memory?"
+	o := AnswerOptions{RequireCitations: true,
+		NoAnswerKey: func() string { return dedupe.Key(protocol.EventNoAnswer, question, kgentScope, nil) },
+		AnswerKey: func(paths []string) string {
+			return dedupe.Key(protocol.EventAnswer, question, kgentScope, paths)
+		},
+		WriteTools: []string{protocol.ActionCreateFeedback}, FeedbackEndpoint: "/answer/feedback"}
+	res, stats := Answer(text, chunks, kgentScope, o)
+	if res, stats = CheckCoverage(res, stats, question, 0, chunks, kgentScope, o); stats.Citations != 3 || res.NoAnswerReason != nil {
+		b.Fatalf("the recorded answer must be answered with 3 citations: %+v", res)
+	}
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		res, stats := Answer(text, chunks, kgentScope, o)
+		CheckCoverage(res, stats, question, 0, chunks, kgentScope, o)
 	}
 	if cpu > 0 {
 		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")

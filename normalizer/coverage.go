@@ -56,12 +56,20 @@ func questionTokens(question string) claimTokens {
 // ("server.max_concurrent_turns") is found whole or as all its parts, the
 // way a configuration page writes it as nested keys.
 func Coverage(question string, chunks []ragflow.Chunk) float64 {
-	ct := questionTokens(question)
-	texts := make([]chunkText, len(chunks))
-	cjk := false
+	texts := make([]*chunkText, len(chunks))
 	for i := range chunks {
-		texts[i] = newChunkText(chunks[i].Content)
-		cjk = cjk || texts[i].cjk
+		t := newChunkText(chunks[i].Content)
+		texts[i] = &t
+	}
+	return coverage(question, texts)
+}
+
+// coverage is Coverage over the chunks' texts.
+func coverage(question string, texts []*chunkText) float64 {
+	ct := questionTokens(question)
+	cjk := false
+	for _, t := range texts {
+		cjk = cjk || t.cjk
 	}
 	total, found := 0, 0
 	for _, t := range ct.tokens {
@@ -79,7 +87,7 @@ func Coverage(question string, chunks []ragflow.Chunk) float64 {
 	return float64(found) / float64(total)
 }
 
-func foundInAny(t token, texts []chunkText) bool {
+func foundInAny(t token, texts []*chunkText) bool {
 	for _, c := range texts {
 		if t.found(c) || t.kind == exactToken && partsFound(t.text, c) {
 			return true
@@ -89,7 +97,7 @@ func foundInAny(t token, texts []chunkText) bool {
 }
 
 // partsFound: every "."-separated part of a dotted identifier is a word of c.
-func partsFound(ident string, c chunkText) bool {
+func partsFound(ident string, c *chunkText) bool {
 	parts := strings.Split(ident, ".")
 	if len(parts) < 2 {
 		return false
@@ -102,18 +110,32 @@ func partsFound(ident string, c chunkText) bool {
 	return true
 }
 
-// citedChunks are the chunks the citations name, in citation order.
-func citedChunks(chunks []ragflow.Chunk, cites []protocol.Citation) []ragflow.Chunk {
-	var out []ragflow.Chunk
+// citedTexts are the texts of the chunks the citations name, in citation
+// order: for each, the first chunk with its id, as grounding read it
+// (read, by the chunks' index) or read now.
+func citedTexts(chunks []ragflow.Chunk, cites []protocol.Citation, read *chunkTexts) []*chunkText {
+	out := make([]*chunkText, 0, len(cites))
 	for _, c := range cites {
 		for i := range chunks {
 			if chunks[i].ID == c.ChunkID {
-				out = append(out, chunks[i])
+				out = append(out, readText(read, i, chunks[i].Content))
 				break
 			}
 		}
 	}
 	return out
+}
+
+// readText is chunk i's text: read's, when grounding read that very
+// content there, else read now.
+func readText(read *chunkTexts, i int, content string) *chunkText {
+	if read != nil && i < len(*read) {
+		if t := (*read)[i]; t != nil && t.raw == content {
+			return t
+		}
+	}
+	t := newChunkText(content)
+	return &t
 }
 
 // CheckCoverage is an answer's last check (docs/protocol.md, "AnswerResult",
@@ -133,8 +155,8 @@ func CheckCoverage(res protocol.AnswerResult, stats AnswerStats, question string
 	if minCoverage <= 0 {
 		minCoverage = DefaultMinCoverage
 	}
-	coverage := Coverage(question, citedChunks(chunks, res.Citations))
-	if coverage < minCoverage || res.Grounding.TopScore < o.MediumScore && coverage < fullCoverage {
+	covered := coverage(question, citedTexts(chunks, res.Citations, stats.read))
+	if covered < minCoverage || res.Grounding.TopScore < o.MediumScore && covered < fullCoverage {
 		inScope := make([]bool, len(chunks))
 		for i := range chunks {
 			inScope[i] = ragChunkInScope(&chunks[i], eff)
@@ -142,7 +164,7 @@ func CheckCoverage(res protocol.AnswerResult, stats AnswerStats, question string
 		stats.Citations = 0
 		return noAnswer(protocol.NoAnswerNoEvidence, chunks, inScope, o), markNoAnswer(stats)
 	}
-	if coverage < fullCoverage && res.Confidence == protocol.ConfidenceHigh {
+	if covered < fullCoverage && res.Confidence == protocol.ConfidenceHigh {
 		res.Confidence = protocol.ConfidenceMedium
 	}
 	return res, stats

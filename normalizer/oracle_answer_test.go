@@ -50,12 +50,12 @@ func assertMatchesOracle(t *testing.T, a oracleAsk) {
 		res, st := Answer(a.text, a.chunks, a.eff, o)
 		oldRes, oldSt := oldAnswer(a.text, a.chunks, a.eff, oldAnswerOptions(o))
 		mustEqual(t, a, oi, "Answer", res, oldRes)
-		mustEqual(t, a, oi, "Answer stats", st, AnswerStats(oldSt))
+		mustEqual(t, a, oi, "Answer stats", publicStats(st), oldSt)
 		for _, minCov := range []float64{0, 0.9} {
 			cres, cst := CheckCoverage(res, st, a.question, minCov, a.chunks, a.eff, o)
 			ocres, ocst := oldCheckCoverage(oldRes, oldSt, a.question, minCov, a.chunks, a.eff, oldAnswerOptions(o))
 			mustEqual(t, a, oi, "CheckCoverage", cres, ocres)
-			mustEqual(t, a, oi, "CheckCoverage stats", cst, AnswerStats(ocst))
+			mustEqual(t, a, oi, "CheckCoverage stats", publicStats(cst), ocst)
 		}
 		assertProgressiveMatches(t, a, oi, o, res)
 	}
@@ -86,6 +86,12 @@ func assertProgressiveMatches(t *testing.T, a oracleAsk, oi int, o AnswerOptions
 	}
 	step(a.text)
 	mustEqual(t, a, oi, "Finish", p.Finish(res), old.Finish(res))
+}
+
+// publicStats is what AnswerStats shows outside the package, as the old
+// code's stats.
+func publicStats(s AnswerStats) oldAnswerStats {
+	return oldAnswerStats{Dropped: s.Dropped, Citations: s.Citations, NoAnswer: s.NoAnswer}
 }
 
 func mustEqual(t *testing.T, a oracleAsk, oi int, what string, got, want any) {

@@ -64,7 +64,15 @@ type claimTokens struct {
 func tokenizeClaim(s string) claimTokens {
 	var ct claimTokens
 	s = stripLeader(s)
+	ct.tokens = make([]token, 0, len(s)/8+4) // about a token a word, most words short
 	rest := extractQuotes(s, &ct)
+	// An ASCII sentence is lowered once and each word's lower case is a
+	// slice of it (ASCII lowers byte for byte); any other is lowered a word
+	// at a time, since a rune's lower case may be longer or shorter.
+	lower := ""
+	if isASCII(rest) {
+		lower = strings.ToLower(rest)
+	}
 	first := true
 	for i := 0; i < len(rest); {
 		r, size := utf8.DecodeRuneInString(rest[i:])
@@ -82,7 +90,11 @@ func tokenizeClaim(s string) claimTokens {
 			i, first = j, false
 		case wordRune(r):
 			j := wordEnd(rest, i)
-			ct.addWord(rest[i:j], first)
+			if lower != "" {
+				ct.addWord(rest[i:j], lower[i:j], first)
+			} else {
+				ct.addWord(rest[i:j], strings.ToLower(rest[i:j]), first)
+			}
 			i, first = j, false
 		default:
 			i += size
@@ -90,6 +102,15 @@ func tokenizeClaim(s string) claimTokens {
 	}
 	slices.SortStableFunc(ct.tokens, func(a, b token) int { return b.weight - a.weight })
 	return ct
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // stripLeader drops a list, quote or heading leader: "1." is no claim.
@@ -185,23 +206,75 @@ func isCJK(r rune) bool {
 	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
-// addWord classifies a word: a number or code identifier (digit, "_",
-// ".", "/", an inner capital) counts 3 and must match whole; a name
-// (capitalized mid-sentence, or "-"-joined, or all capitals) counts 2; a
-// plain word of minWordLen letters or more that is not a stop word counts
-// 1 and matches by stem.
-func (ct *claimTokens) addWord(w string, first bool) {
-	lower := strings.ToLower(w)
+// addWord classifies a word (lower is its lower case): a number or code
+// identifier (digit, "_", ".", "/", an inner capital) counts 3 and must
+// match whole; a name (capitalized mid-sentence, or "-"-joined, or all
+// capitals) counts 2; a plain word of minWordLen letters or more that is
+// not a stop word counts 1 and matches by stem.
+func (ct *claimTokens) addWord(w, lower string, first bool) {
+	f := readWord(w)
 	switch {
-	case strings.ContainsAny(w, "0123456789"):
+	case f.digit:
 		ct.add(token{text: lower, weight: weightNumber, kind: exactToken})
-	case strings.ContainsAny(w, "_./:") || innerCapital(w):
+	case f.code || f.innerCapital():
 		ct.add(token{text: lower, weight: weightCode, kind: exactToken})
-	case strings.Contains(w, "-") || (!first && startsUpper(w)) || allUpper(w):
+	case f.dash || (!first && f.startsUpper) || f.allUpper():
 		ct.add(token{text: lower, weight: weightName, kind: exactToken})
-	case utf8.RuneCountInString(w) >= minWordLen && !stopWords[lower]:
+	case f.runes >= minWordLen && !stopWords[lower]:
 		ct.add(token{text: stem(lower), weight: weightWord, kind: wordToken})
 	}
+}
+
+// wordShape is what addWord asks of a word, read in one pass.
+type wordShape struct {
+	digit       bool // an ASCII digit
+	code        bool // "_", ".", "/" or ":"
+	dash        bool // "-"
+	startsUpper bool // the first rune is upper case
+	upperLater  bool // a rune after the first is upper case
+	anyLower    bool // some rune is lower case
+	letters     int
+	runes       int
+}
+
+// allUpper: no lower-case rune and at least two letters ("API", "HTTP/3").
+func (f wordShape) allUpper() bool { return !f.anyLower && f.letters >= 2 }
+
+// innerCapital: an upper-case rune after the first, in a word that is not
+// all capitals ("maxTurns").
+func (f wordShape) innerCapital() bool { return f.upperLater && !f.allUpper() }
+
+func readWord(w string) wordShape {
+	var f wordShape
+	for i, r := range w {
+		f.runes++
+		var upper, lower, letter bool
+		if r < utf8.RuneSelf {
+			switch {
+			case 'a' <= r && r <= 'z':
+				lower, letter = true, true
+			case 'A' <= r && r <= 'Z':
+				upper, letter = true, true
+			case '0' <= r && r <= '9':
+				f.digit = true
+			case r == '_' || r == '.' || r == '/' || r == ':':
+				f.code = true
+			case r == '-':
+				f.dash = true
+			}
+		} else {
+			upper, lower, letter = unicode.IsUpper(r), unicode.IsLower(r), unicode.IsLetter(r)
+		}
+		if upper {
+			f.startsUpper = f.startsUpper || i == 0
+			f.upperLater = f.upperLater || i > 0
+		}
+		f.anyLower = f.anyLower || lower
+		if letter {
+			f.letters++
+		}
+	}
+	return f
 }
 
 // addCJK adds a run of CJK text as bigrams (one character alone).
@@ -237,33 +310,6 @@ func (ct *claimTokens) add(t token) {
 	}
 }
 
-func innerCapital(w string) bool {
-	for i, r := range w {
-		if i > 0 && unicode.IsUpper(r) && !allUpper(w) {
-			return true
-		}
-	}
-	return false
-}
-
-func startsUpper(w string) bool {
-	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r)
-}
-
-func allUpper(w string) bool {
-	letters := 0
-	for _, r := range w {
-		if unicode.IsLower(r) {
-			return false
-		}
-		if unicode.IsLetter(r) {
-			letters++
-		}
-	}
-	return letters >= 2
-}
-
 // stemSuffixes are cut from plain words so "configured" finds
 // "configure" and "memories" finds "memory" (by the common stem).
 var stemSuffixes = []string{"ing", "ies", "es", "ed", "s", "e", "y"}
@@ -284,55 +330,61 @@ type chunkText struct {
 }
 
 func newChunkText(content string) chunkText {
-	return chunkText{raw: content, lower: lowerText(content), cjk: hasCJK(content)}
+	lower, cjk := lowerText(content)
+	return chunkText{raw: content, lower: lower, cjk: cjk}
+}
+
+// chunkTexts are the chunks of a prompt as scoring read them, by block
+// number: nil for one not read. An answer's grounding reads the chunks
+// its sentences cite, and CheckCoverage reads the cited ones again.
+type chunkTexts []*chunkText
+
+// of is chunk n's text (content), read once.
+func (ts chunkTexts) of(n int, content string) *chunkText {
+	if ts[n] == nil {
+		t := newChunkText(content)
+		ts[n] = &t
+	}
+	return ts[n]
 }
 
 // lowerText is strings.ToLower(s) (invalid UTF-8 becomes U+FFFD as there),
 // faster on the usual chunk: English text with a few non-ASCII runes
-// ("—", "é"), which strings.ToLower maps rune by rune in full.
-func lowerText(s string) string {
+// ("—", "é"), which strings.ToLower maps rune by rune in full. Runs of
+// ASCII bytes that need no change are copied whole. cjk reports whether
+// some rune of s isCJK (an invalid byte reads as U+FFFD), found on the
+// way: only non-ASCII runes can be.
+func lowerText(s string) (lower string, cjk bool) {
 	i := 0
 	for i < len(s) && s[i] < utf8.RuneSelf {
 		i++
 	}
 	if i == len(s) {
-		return strings.ToLower(s)
+		return strings.ToLower(s), false
 	}
 	var b strings.Builder
 	b.Grow(len(s) + utf8.UTFMax)
-	for i := 0; i < len(s); {
+	for i = 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
+		switch {
+		case 'A' <= c && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+			i++
+		case c < utf8.RuneSelf:
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && (s[j] < 'A' || s[j] > 'Z') {
+				j++
 			}
-			b.WriteByte(c)
-			i++
-			continue
+			b.WriteString(s[i:j])
+			i = j
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			cjk = cjk || isCJK(r)
+			b.WriteRune(unicode.ToLower(r)) // an invalid byte decodes as U+FFFD
+			i += size
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		b.WriteRune(unicode.ToLower(r)) // an invalid byte decodes as U+FFFD
-		i += size
 	}
-	return b.String()
-}
-
-// hasCJK: some rune of s isCJK. ASCII bytes are passed over without
-// decoding them, so English text with a dash or an accent early on is not
-// read rune by rune to its end (it was most of newChunkText's cost).
-func hasCJK(s string) bool {
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if isCJK(r) {
-			return true
-		}
-		i += n
-	}
-	return false
+	return b.String(), cjk
 }
 
 // scoreAbove is the share of the sentence's weight found in the chunk. A
@@ -344,7 +396,7 @@ func hasCJK(s string) bool {
 // reach floor any more and then returns something below floor: most
 // chunks a sentence is tried against (the gate looking for its best
 // support) fail early, on a heavy token.
-func (ct claimTokens) scoreAbove(c chunkText, floor float64) float64 {
+func (ct claimTokens) scoreAbove(c *chunkText, floor float64) float64 {
 	if ct.total == 0 {
 		return 1
 	}
@@ -372,7 +424,7 @@ func (ct claimTokens) scoreAbove(c chunkText, floor float64) float64 {
 	return float64(found) / float64(total)
 }
 
-func (t token) found(c chunkText) bool {
+func (t token) found(c *chunkText) bool {
 	switch t.kind {
 	case quoteToken:
 		return strings.Contains(c.raw, t.text)

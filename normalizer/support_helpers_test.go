@@ -2,4 +2,4 @@ package normalizer
 
 // score is scoreAbove with no floor: the whole share of the sentence's
 // weight found in the chunk.
-func (ct claimTokens) score(c chunkText) float64 { return ct.scoreAbove(c, 0) }
+func (ct claimTokens) score(c chunkText) float64 { return ct.scoreAbove(&c, 0) }

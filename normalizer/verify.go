@@ -22,12 +22,12 @@ type verifier struct {
 	inScope   []bool
 	threshold float64
 	gateCites bool // requireCitations:false: the gate may cite on the model's behalf
-	texts     []*chunkText
+	texts     chunkTexts
 }
 
 func newVerifier(text string, chunks []ragflow.Chunk, inScope []bool, o AnswerOptions) *verifier {
 	return &verifier{text: text, chunks: chunks, inScope: inScope, threshold: o.SupportThreshold,
-		gateCites: !o.RequireCitations, texts: make([]*chunkText, len(chunks))}
+		gateCites: !o.RequireCitations, texts: make(chunkTexts, len(chunks))}
 }
 
 // verify decides every piece. A claim is kept when a chunk it cites (a
@@ -104,13 +104,7 @@ func (v *verifier) validBlocks(markers []ragflow.Marker) []int {
 
 func (v *verifier) valid(n int) bool { return n >= 0 && n < len(v.chunks) && v.inScope[n] }
 
-func (v *verifier) chunkText(n int) chunkText {
-	if v.texts[n] == nil {
-		t := newChunkText(v.chunks[n].Content)
-		v.texts[n] = &t
-	}
-	return *v.texts[n]
-}
+func (v *verifier) chunkText(n int) *chunkText { return v.texts.of(n, v.chunks[n].Content) }
 
 // keepHeadings keeps a heading when a claim or code block under it (before
 // the next heading) is kept.
