@@ -69,10 +69,14 @@ type Config struct {
 type Client struct {
 	base       string
 	apiKey     string
-	retrieval  limits // retrieval and health
+	authHeader []string // "Bearer <key>", built once: every call sends it
+	retrieval  limits   // retrieval and health
 	generation limits
 	maxBytes   int64
 	http       *http.Client
+
+	// The routes' URLs, base and path joined once.
+	retrievalURL, completionURL, healthURL string
 }
 
 // New checks cfg and returns a Client. It makes no network call.
@@ -85,6 +89,10 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("ragflow: api key is required")
 	}
 	c := &Client{base: base, apiKey: cfg.APIKey, maxBytes: cfg.MaxResponseBytes, http: cfg.HTTPClient}
+	c.authHeader = []string{"Bearer " + cfg.APIKey}
+	c.retrievalURL = base + "/api/v1/retrieval"
+	c.completionURL = base + "/api/v1/chat/completions"
+	c.healthURL = base + "/api/v1/system/healthz"
 	c.retrieval = limits{total: capped(orDefault(cfg.RetrievalTimeout, DefaultRetrievalTimeout), cfg.Timeout)}
 	c.generation = limits{
 		total:     max(cfg.Timeout, 0),
@@ -118,9 +126,10 @@ type call struct {
 	done func()
 }
 
-// send performs one request under lim (see watch). body is JSON-encoded
-// when non-nil; the key is sent only when auth is set.
-func (c *Client) send(ctx context.Context, method, path string, body any, auth bool, lim limits) (*call, error) {
+// send performs one request to url (one of the Client's route URLs) under
+// lim (see watch). body is JSON-encoded when non-nil; the key is sent only
+// when auth is set.
+func (c *Client) send(ctx context.Context, method, url string, body any, auth bool, lim limits) (*call, error) {
 	ctx, cancel, dog := watch(ctx, lim)
 	var rd io.Reader
 	if body != nil {
@@ -131,16 +140,20 @@ func (c *Client) send(ctx context.Context, method, path string, body any, auth b
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("ragflow: building request: %w", err)
 	}
+	// Canonical keys set directly: what Header.Set stores, without
+	// canonicalising the same two names on every call. The slices are
+	// fresh or never written (authHeader), as a transport may read them
+	// while the next call is built.
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Content-Type"] = []string{"application/json"}
 	}
 	if auth {
-		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+		req.Header["Authorization"] = c.authHeader
 	}
 	backend.SetRequestID(req)
 	resp, err := c.http.Do(req)
@@ -257,7 +270,7 @@ func isG1AuthFailure(h envelopeHead) bool { return h.head().G1AuthFailure() }
 // Health probes GET /api/v1/system/healthz (no key needed, none sent): nil
 // only for HTTP 200 with "status": "ok".
 func (c *Client) Health(ctx context.Context) error {
-	cl, err := c.send(ctx, http.MethodGet, "/api/v1/system/healthz", nil, false, c.retrieval)
+	cl, err := c.send(ctx, http.MethodGet, c.healthURL, nil, false, c.retrieval)
 	if err != nil {
 		return err
 	}

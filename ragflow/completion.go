@@ -74,7 +74,7 @@ func (c *Client) Complete(ctx context.Context, msgs []Message, stream bool) (*Co
 // Completion is what Complete returns; onText is never called for a
 // JSON answer or after an error event.
 func (c *Client) CompleteFunc(ctx context.Context, msgs []Message, stream bool, onText func(answer string)) (*Completion, error) {
-	cl, err := c.send(ctx, http.MethodPost, "/api/v1/chat/completions", completionRequest{Messages: msgs, Stream: stream}, true, c.generation)
+	cl, err := c.send(ctx, http.MethodPost, c.completionURL, completionRequest{Messages: msgs, Stream: stream}, true, c.generation)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,13 @@ func (c *Client) CompleteFunc(ctx context.Context, msgs []Message, stream bool, 
 // a stream labelled otherwise, or not at all, is still read as one and must
 // then parse as one.
 func isEventStream(resp *http.Response) bool {
-	mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := resp.Header.Get("Content-Type")
+	if rest, ok := strings.CutPrefix(ct, "text/event-stream"); ok && (rest == "" || rest[0] == ';') {
+		// RAGFlow's own label: its media type is text/event-stream, or it
+		// does not parse; true either way, without parsing its parameters.
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return true
 	}

@@ -110,7 +110,7 @@ func (c *Client) Retrieve(ctx context.Context, p RetrieveParams) (*Retrieval, er
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.send(ctx, http.MethodPost, "/api/v1/retrieval", req, true, c.retrieval)
+	cl, err := c.send(ctx, http.MethodPost, c.retrievalURL, req, true, c.retrieval)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ var errStreamTooBig = errors.New("stream over the size cap")
 type cappedReader struct {
 	r    io.Reader
 	left int64
+	eof  bool // the body ended: nothing is left to drain (drainRest)
 }
 
 func (c *cappedReader) Read(p []byte) (int, error) {
@@ -28,6 +29,7 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 		if n > 0 {
 			return 0, errStreamTooBig
 		}
+		c.eof = c.eof || err == io.EOF
 		return 0, err
 	}
 	if int64(len(p)) > c.left {
@@ -35,6 +37,7 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
+	c.eof = c.eof || err == io.EOF
 	return n, err
 }
 
@@ -47,6 +50,7 @@ type streamState struct {
 	done      bool
 	onText    func(answer string) // hears the answer after each delta
 	spare     []byte              // the bytes of the last event, for the next
+	events    *wireReader         // reads every event of the stream in turn
 }
 
 // readStream reads RAGFlow's SSE (docs/backends.md, RAGFlow wire details:
@@ -56,11 +60,13 @@ type streamState struct {
 // lines, no blank line before the next "data:") are read too: a "data:" line
 // starts a new event once the current one holds a complete JSON value.
 func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) {
-	sc := bufio.NewScanner(&cappedReader{r: cl.resp.Body, left: c.maxBytes})
+	body := &cappedReader{r: cl.resp.Body, left: c.maxBytes}
+	sc := bufio.NewScanner(body)
 	lines := lineBuffers.Get().(*[]byte)
 	defer lineBuffers.Put(lines)
 	sc.Buffer((*lines)[:0], int(min(c.maxBytes, 1<<30))+1)
-	st := &streamState{onText: onText}
+	st := &streamState{onText: onText, events: getWireReader()}
+	defer putWireReader(st.events)
 	var event []byte
 	for !st.done && sc.Scan() {
 		line := sc.Bytes()
@@ -98,7 +104,11 @@ func (c *Client) readStream(cl *call, onText func(string)) (*Completion, error) 
 	if !st.done {
 		return nil, badResponse("stream ended before its terminator")
 	}
-	cl.drainRest()
+	if !body.eof {
+		// The terminator came before the body's end (its blank line or
+		// the chunked encoding's last chunk still to come).
+		cl.drainRest()
+	}
 	if st.reference == nil {
 		st.reference = []Chunk{}
 	}
@@ -163,10 +173,12 @@ func isFieldLine(line []byte) bool {
 // final event brings the reference (and, for an empty response, the whole
 // answer again), every other event appends its delta.
 func (c *Client) handleEvent(st *streamState, payload []byte) error {
-	r := getWireReader()
-	defer putWireReader(r)
-	r.src.Write(payload)
-	h, d, decoded, dataBad := r.readEvent()
+	r := st.events
+	if r == nil { // a state built outside readStream
+		r = getWireReader()
+		defer putWireReader(r)
+	}
+	h, d, decoded, dataBad := r.readEvent(payload)
 	if !decoded || h.code == nil {
 		return badResponse("stream event is not an envelope")
 	}

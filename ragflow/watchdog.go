@@ -49,15 +49,22 @@ type watchdog struct {
 // ends the call and its timers; it must be called once the call is done.
 // The watchdog is nil when lim sets no first-byte timeout.
 func watch(ctx context.Context, lim limits) (context.Context, func(), *watchdog) {
+	if lim.firstByte <= 0 {
+		// No watchdog, so nothing cancels with errStalled: one context
+		// (a retrieval's, with its total) instead of two.
+		if lim.total > 0 {
+			ctx, cancel := context.WithTimeout(ctx, lim.total)
+			return ctx, cancel, nil
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		return ctx, cancel, nil
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	stopTotal := func() {}
 	if lim.total > 0 {
 		var cancelTotal context.CancelFunc
 		ctx, cancelTotal = context.WithTimeout(ctx, lim.total)
 		stopTotal = func() { cancelTotal() }
-	}
-	if lim.firstByte <= 0 {
-		return ctx, func() { stopTotal(); cancel(nil) }, nil
 	}
 	w := &watchdog{idle: lim.idle}
 	w.timer = time.AfterFunc(lim.firstByte, func() { cancel(errStalled) })

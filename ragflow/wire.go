@@ -44,12 +44,6 @@ func putWireReader(r *wireReader) {
 	}
 }
 
-// start reads the value in r.src from its beginning.
-func (r *wireReader) start() {
-	r.s.Init(r.src.Bytes())
-	r.mismatch = false
-}
-
 // end checks that nothing but blanks follows the top-level value.
 func (r *wireReader) end() error {
 	if err := r.s.End(); err != nil {

@@ -24,13 +24,20 @@ func (h envelopeHead) head() backend.RAGFlowHead {
 // envelopeFields are envelope's member names.
 var envelopeFields = []string{"code", "message", "data"}
 
-// readEnvelope reads a whole body as an envelope, handing its data (each
-// time it occurs: the last one counts) to readData, which must read the
-// value. decoded is false when encoding/json would have refused the
+// readEnvelope reads a whole body (r.src) as an envelope, handing its data
+// (each time it occurs: the last one counts) to readData, which must read
+// the value. decoded is false when encoding/json would have refused the
 // envelope itself; dataBad is set when the last data held a value of a
 // type its field cannot hold. err is a syntax error.
 func (r *wireReader) readEnvelope(readData func(kind jsontext.Kind) error) (h envelopeHead, decoded, dataBad bool, err error) {
-	r.start()
+	return r.readEnvelopeOf(r.src.Bytes(), readData)
+}
+
+// readEnvelopeOf is readEnvelope of body, which the scanner copies (the
+// strings read share that copy), so body may be reused once it returns.
+func (r *wireReader) readEnvelopeOf(body []byte, readData func(kind jsontext.Kind) error) (h envelopeHead, decoded, dataBad bool, err error) {
+	r.s.Init(body)
+	r.mismatch = false
 	switch r.kind() {
 	case '{':
 		err = r.members(func(name []byte) error {
@@ -173,9 +180,9 @@ type eventData struct {
 
 var eventDataFields = []string{"answer", "reference", "final", "start_to_think", "end_to_think", "usage"}
 
-// readEvent reads one SSE event's JSON (r.src) in one pass.
-func (r *wireReader) readEvent() (h envelopeHead, d eventData, decoded, dataBad bool) {
-	h, decoded, dataBad, _ = r.readEnvelope(func(kind jsontext.Kind) error {
+// readEvent reads one SSE event's JSON, payload, in one pass.
+func (r *wireReader) readEvent(payload []byte) (h envelopeHead, d eventData, decoded, dataBad bool) {
+	h, decoded, dataBad, _ = r.readEnvelopeOf(payload, func(kind jsontext.Kind) error {
 		d = eventData{}
 		if kind != '{' {
 			return r.skipValue()
