@@ -65,6 +65,13 @@ func mayStartMarker(b byte) bool {
 }
 
 func findMarkers(all bool, text string) []Marker {
+	return scanMarkers(all, text, true)
+}
+
+// scanMarkers is findMarkers; fast lets bracketMarker read the ASCII "["
+// forms (false: the regexp reads every candidate, FuzzBracketMarkers'
+// oracle).
+func scanMarkers(all bool, text string, fast bool) []Marker {
 	re := markerAt
 	if all {
 		re = allMarkerAt
@@ -74,6 +81,19 @@ func findMarkers(all bool, text string) []Marker {
 		if !mayStartMarker(text[i]) {
 			i++
 			continue
+		}
+		if fast && text[i] == '[' {
+			if mk, matched, decided := bracketMarker(text, i, all); decided {
+				if !matched {
+					i++
+					continue
+				}
+				if !mk.Bare || bareMarkerStands(text, mk.Start, mk.End) {
+					out = append(out, mk)
+				}
+				i = mk.End
+				continue
+			}
 		}
 		m := re.FindStringSubmatchIndex(text[i:])
 		if m == nil {

@@ -1,6 +1,7 @@
 package ragflow
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -62,6 +63,26 @@ func FuzzMarkerNumbers(f *testing.F) {
 		}
 		if got := appendNumbers(nil, s); !slices.Equal(got, want) {
 			t.Fatalf("%q: appendNumbers %v, regexp %v", s, got, want)
+		}
+	})
+}
+
+// FuzzBracketMarkers holds findMarkers' reading of the ASCII "[" forms
+// (bracketMarker) to the anchored regexps it spares: the same markers,
+// spans, numbers and bare flags, with and without the bare form.
+func FuzzBracketMarkers(f *testing.F) {
+	for _, s := range []string{"a [ID:0] b [ID:1][ID:2].", "[ID: 0, ID:2]", "[id : 3 ,4]", "[iD:1,]", "[ID:1，2]", "[ID：1]",
+		"[1]", "[1, 2]", "a[0]", "[1](url)", "[ 12 ]", "[99999999999999999999]", "[ID:1", "[", "[ID:]", "[ID 1]",
+		"[\f1\r,\n2\t]", "[١]", "[ID:1, ID：2]", "[ID:1, ID:2, 3]", "[1, ID:2]", "x [ID:0]] [[1]]", "【ID: 1】 (ID:2) ##3$$ [ID:4]",
+		"[ID:1 , , 2]", "[ ID:007]", "é[1]", "[ID:0][1]", "[ID:01,ID:x]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, all := range []bool{false, true} {
+			got, want := scanMarkers(all, s, true), scanMarkers(all, s, false)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q (all %v):\nfast   %+v\nregexp %+v", s, all, got, want)
+			}
 		}
 	})
 }
