@@ -8,10 +8,11 @@ package dedupe
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -22,19 +23,16 @@ import (
 // covers) from every other sha256 in the system.
 const keyVersion = "wikigate-dedupe-v1"
 
-// keyInput is what the key hashes. JSON encoding of a fixed struct is the
-// unambiguous join: no choice of question or path can make two different
-// inputs encode the same.
-type keyInput struct {
-	V                  string   `json:"v"`
-	EventType          string   `json:"eventType"`
-	Question           string   `json:"question"`
-	Projects           []string `json:"projects"`
-	Paths              []string `json:"paths"`
-	Version            string   `json:"version"`
-	IncludeWorkingDocs bool     `json:"includeWorkingDocs"`
-	CitationPaths      []string `json:"citationPaths"`
-}
+// The key hashes the JSON object json.Marshal made of
+//
+//	{V, EventType, Question, Projects, Paths, Version, IncludeWorkingDocs, CitationPaths}
+//
+// under the names "v", "eventType", "question", "projects", "paths",
+// "version", "includeWorkingDocs" and "citationPaths", in that order: JSON
+// of a fixed shape is the unambiguous join, no choice of question or path
+// can make two different inputs encode the same. appendKeyInput writes
+// those bytes without encoding/json (dedupe_test.go holds it to
+// json.Marshal).
 
 // Key computes the dedupe key (docs/protocol.md, AnswerResult: No answer):
 // hex sha256 over eventType, the normalized question (NormalizeQuestion), the
@@ -42,30 +40,86 @@ type keyInput struct {
 // includeWorkingDocs) and the sorted unique citation paths. It is 64 hex
 // characters with no plaintext in it.
 func Key(eventType, question string, s protocol.Scope, citationPaths []string) string {
-	in := keyInput{
-		V:                  keyVersion,
-		EventType:          eventType,
-		Question:           NormalizeQuestion(question),
-		Projects:           SortedUnique(s.Projects),
-		Paths:              SortedUnique(s.Paths),
-		Version:            s.Version,
-		IncludeWorkingDocs: s.IncludeWorkingDocs,
-		CitationPaths:      SortedUnique(citationPaths),
-	}
-	b, err := json.Marshal(in)
-	if err != nil {
-		panic("dedupe: encoding key input: " + err.Error()) // strings and bools always encode
-	}
-	sum := sha256.Sum256(b)
+	var buf [512]byte
+	sum := sha256.Sum256(appendKeyInput(buf[:0], eventType, question, s, citationPaths))
 	return hex.EncodeToString(sum[:])
+}
+
+func appendKeyInput(b []byte, eventType, question string, s protocol.Scope, citationPaths []string) []byte {
+	b = append(b, `{"v":`...)
+	b = protocol.AppendJSONString(b, keyVersion, true)
+	b = append(b, `,"eventType":`...)
+	b = protocol.AppendJSONString(b, eventType, true)
+	b = append(b, `,"question":`...)
+	var q [256]byte
+	b = protocol.AppendJSONString(b, appendNormalized(q[:0], question), true)
+	b = append(b, `,"projects":`...)
+	b = appendSortedUnique(b, s.Projects)
+	b = append(b, `,"paths":`...)
+	b = appendSortedUnique(b, s.Paths)
+	b = append(b, `,"version":`...)
+	b = protocol.AppendJSONString(b, s.Version, true)
+	b = append(b, `,"includeWorkingDocs":`...)
+	b = strconv.AppendBool(b, s.IncludeWorkingDocs)
+	b = append(b, `,"citationPaths":`...)
+	b = appendSortedUnique(b, citationPaths)
+	return append(b, '}')
+}
+
+// appendSortedUnique writes SortedUnique(items) as a JSON array; a list
+// that is already sorted, unique and without empty entries (one path, or
+// none) is written as it is, without the copy.
+func appendSortedUnique(b []byte, items []string) []byte {
+	if !isSortedUnique(items) {
+		items = SortedUnique(items)
+	}
+	b = append(b, '[')
+	for i, v := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = protocol.AppendJSONString(b, v, true)
+	}
+	return append(b, ']')
+}
+
+func isSortedUnique(items []string) bool {
+	for i, v := range items {
+		if v == "" || i > 0 && items[i-1] >= v {
+			return false
+		}
+	}
+	return true
 }
 
 // NormalizeQuestion folds the spellings of one question together: Unicode
 // NFKC (full-width letters, ligatures, compatibility forms), lower case,
 // every run of whitespace collapsed to one space, ends trimmed.
 func NormalizeQuestion(q string) string {
+	return string(appendNormalized(nil, q))
+}
+
+// appendNormalized appends NormalizeQuestion(q): the words of the
+// lower-cased NFKC form (runs of unicode.IsSpace between them, as
+// strings.FieldsFunc splits) joined by one space.
+func appendNormalized(b []byte, q string) []byte {
 	q = strings.ToLower(norm.NFKC.String(q))
-	return strings.Join(strings.FieldsFunc(q, unicode.IsSpace), " ")
+	sep, words := false, false
+	for i := 0; i < len(q); {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		if unicode.IsSpace(r) {
+			sep = true
+			i += size
+			continue
+		}
+		if sep && words {
+			b = append(b, ' ')
+		}
+		sep, words = false, true
+		b = append(b, q[i:i+size]...)
+		i += size
+	}
+	return b
 }
 
 // SortedUnique returns a sorted copy of items without duplicates or empty
