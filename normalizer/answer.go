@@ -140,7 +140,7 @@ type grounded struct {
 // (issue 8 items 2, 13, 14): split into claims, each checked against what
 // it cites, unsupported ones dropped, the rest renumbered to the citations.
 func ground(text string, chunks []ragflow.Chunk, inScope []bool, o AnswerOptions) grounded {
-	text = dropSentinels.Replace(text)
+	text = dropSentinels(text)
 	pieces := splitAnswer(text)
 	v := newVerifier(text, chunks, inScope, o)
 	verdicts := v.verify(pieces)
@@ -179,9 +179,17 @@ func (o AnswerOptions) withDefaults() AnswerOptions {
 	if o.MinSupported <= 0 {
 		o.MinSupported = DefaultMinSupported
 	}
-	o.EmptyResponses = append([]string{RAGFlowEmptyResponse, RAGFlowNotInDataset}, o.EmptyResponses...)
+	if len(o.EmptyResponses) == 0 {
+		o.EmptyResponses = defaultEmptyResponses[:len(defaultEmptyResponses):len(defaultEmptyResponses)]
+	} else {
+		o.EmptyResponses = append(slices.Clip(defaultEmptyResponses), o.EmptyResponses...)
+	}
 	return o
 }
+
+// defaultEmptyResponses are RAGFlow's two texts, which always count; an
+// answer without extra ones shares this list (clipped: an append copies).
+var defaultEmptyResponses = []string{RAGFlowEmptyResponse, RAGFlowNotInDataset}
 
 func markNoAnswer(s AnswerStats) AnswerStats {
 	s.NoAnswer = true
@@ -201,7 +209,7 @@ func isEmptyResponse(text string, empties []string) bool {
 		return true
 	}
 	for _, e := range empties {
-		if f := emptyResponseForm(e); f != "" && strings.EqualFold(t, f) {
+		if f := emptyForm(e); f != "" && strings.EqualFold(t, f) {
 			return true
 		}
 	}
@@ -221,7 +229,7 @@ func isEmptyResponse(text string, empties []string) bool {
 func surelyLongerThanEmpties(text string, empties []string) bool {
 	most := 0
 	for _, e := range empties {
-		most = max(most, utf8.RuneCountInString(emptyResponseForm(e)))
+		most = max(most, utf8.RuneCountInString(emptyForm(e)))
 	}
 	letters, depth, skipRun := 0, 0, false
 	for _, r := range text {
@@ -243,6 +251,22 @@ func surelyLongerThanEmpties(text string, empties []string) bool {
 	}
 	return letters > most
 }
+
+// emptyForm is emptyResponseForm(e), RAGFlow's two texts' made once.
+func emptyForm(e string) string {
+	switch e {
+	case RAGFlowEmptyResponse:
+		return ragflowEmptyForm
+	case RAGFlowNotInDataset:
+		return ragflowNotInDatasetForm
+	}
+	return emptyResponseForm(e)
+}
+
+var (
+	ragflowEmptyForm        = emptyResponseForm(RAGFlowEmptyResponse)
+	ragflowNotInDatasetForm = emptyResponseForm(RAGFlowNotInDataset)
+)
 
 func emptyResponseForm(s string) string {
 	s = strings.Join(strings.Fields(html.UnescapeString(s)), " ")

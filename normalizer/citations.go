@@ -92,27 +92,29 @@ func slugify(heading string) string {
 
 // ragRelatedPages lists the in-scope pages that were retrieved but not
 // cited (a page with any cited chunk is already a citation), one entry per
-// path with its best score, best first, at most maxRelatedPages.
-func ragRelatedPages(chunks []ragflow.Chunk, inScope []bool, cited map[string]int) []protocol.RelatedPage {
-	citedPaths := map[string]bool{}
+// path with its best score, best first, at most maxRelatedPages. A prompt
+// holds a few dozen chunks at most: slices are scanned, no map is built.
+func ragRelatedPages(chunks []ragflow.Chunk, inScope []bool, cited refs) []protocol.RelatedPage {
+	var citedPaths []string
 	for i := range chunks {
-		if _, ok := cited[chunks[i].ID]; inScope[i] && ok {
-			citedPaths[chunks[i].MetaString("path")] = true
+		if inScope[i] && cited.of(chunks[i].ID) > 0 {
+			citedPaths = append(citedPaths, chunks[i].MetaString("path"))
 		}
 	}
 	out := []protocol.RelatedPage{}
-	at := map[string]int{}
 	for i := range chunks {
 		c := &chunks[i]
-		path := c.MetaString("path")
-		if !inScope[i] || citedPaths[path] {
+		if !inScope[i] {
 			continue
 		}
-		if j, seen := at[path]; seen {
+		path := c.MetaString("path")
+		if slices.Contains(citedPaths, path) {
+			continue
+		}
+		if j := slices.IndexFunc(out, func(p protocol.RelatedPage) bool { return p.Path == path }); j >= 0 {
 			out[j].Score = max(out[j].Score, c.Similarity)
 			continue
 		}
-		at[path] = len(out)
 		out = append(out, protocol.RelatedPage{Path: path, URL: c.MetaString("url"), Title: citationTitle(c),
 			SourceProject: c.MetaString("project"), Version: c.MetaString("version"), Score: c.Similarity})
 	}

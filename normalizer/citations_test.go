@@ -61,7 +61,7 @@ func TestRelatedPages(t *testing.T) {
 		chunks = append(chunks, c)
 	}
 	inScope := []bool{true, true, true, true, true, true, true, true}
-	got := ragRelatedPages(chunks, inScope, map[string]int{"g": 1}) // p7 cited
+	got := ragRelatedPages(chunks, inScope, refs{"g"}) // p7 cited
 	var paths []string
 	for _, r := range got {
 		paths = append(paths, r.Path[len(kgentPath)+1:])

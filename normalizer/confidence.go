@@ -1,6 +1,7 @@
 package normalizer
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,7 +17,9 @@ const summaryRunes = 200
 // leaders, whitespace collapsed, at most summaryRunes runes.
 func answerSummary(first string) string {
 	s := strings.Join(strings.Fields(ragflow.StripMarkers(first)), " ")
-	s = mdLeader.ReplaceAllString(s, "")
+	if s != "" && strings.IndexByte(leaderStarts, s[0]) >= 0 { // s starts with no blank: mdLeader needs one of these
+		s = mdLeader.ReplaceAllString(s, "")
+	}
 	if utf8.RuneCountInString(s) <= summaryRunes {
 		return s
 	}
@@ -66,11 +69,13 @@ func measureGrounding(pieces []piece, verdicts []verdict) protocol.Grounding {
 }
 
 func distinctPaths(cs []protocol.Citation) int {
-	seen := map[string]bool{}
-	for _, c := range cs {
-		seen[c.Path] = true
+	n := 0
+	for i, c := range cs {
+		if !slices.ContainsFunc(cs[:i], func(d protocol.Citation) bool { return d.Path == c.Path }) {
+			n++
+		}
 	}
-	return len(seen)
+	return n
 }
 
 // answerConfidence grades the evidence: high when the best cited chunk

@@ -45,7 +45,7 @@ func (p *Progressive) Advance(text string) (delta string, citations []protocol.C
 	if p.off {
 		return "", nil
 	}
-	text = dropSentinels.Replace(text)
+	text = dropSentinels(text)
 	pieces := completePieces(text, splitAnswer(text))
 	n := countClaims(pieces)
 	if n == p.settled {

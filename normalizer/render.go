@@ -2,6 +2,7 @@ package normalizer
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -18,8 +19,23 @@ import (
 type numbering struct {
 	citations []protocol.Citation
 	grounding []protocol.CitationGrounding
-	ref       map[string]int
+	ref       refs
 	topScore  float64
+}
+
+// refs are the chunk ids of the citations, in order: id's reference is
+// its position + 1. An answer cites a handful of chunks, so a scan beats a
+// map.
+type refs []string
+
+// of is the reference of chunk id; 0 when it is not cited.
+func (rs refs) of(id string) int {
+	for k, cited := range rs {
+		if cited == id {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // citeStats gathers one chunk id's support over the answer.
@@ -30,17 +46,16 @@ type citeStats struct {
 }
 
 func numberCitations(chunks []ragflow.Chunk, verdicts []verdict) numbering {
-	var order []*citeStats
-	byID := map[string]*citeStats{}
+	var order []citeStats
 	for _, vd := range verdicts {
 		for j, n := range vd.chunks {
 			c := &chunks[n]
-			st := byID[c.ID]
-			if st == nil {
-				st = &citeStats{chunk: c, g: protocol.CitationGrounding{ChunkID: c.ID, Support: 1}}
-				byID[c.ID] = st
-				order = append(order, st)
+			k := slices.IndexFunc(order, func(st citeStats) bool { return st.g.ChunkID == c.ID })
+			if k < 0 {
+				k = len(order)
+				order = append(order, citeStats{chunk: c, g: protocol.CitationGrounding{ChunkID: c.ID, Support: 1}})
 			}
+			st := &order[k]
 			st.similarity = max(st.similarity, c.Similarity)
 			st.g.Sentences++
 			st.g.Support = min(st.g.Support, roundScore(vd.scores[j]))
@@ -49,10 +64,12 @@ func numberCitations(chunks []ragflow.Chunk, verdicts []verdict) numbering {
 			}
 		}
 	}
-	nb := numbering{citations: []protocol.Citation{}, grounding: []protocol.CitationGrounding{}, ref: map[string]int{}}
-	for k, st := range order {
+	nb := numbering{citations: make([]protocol.Citation, 0, len(order)), grounding: make([]protocol.CitationGrounding, 0, len(order)),
+		ref: make(refs, 0, len(order))}
+	for k := range order {
+		st := &order[k]
 		st.g.Ref = k + 1
-		nb.ref[st.g.ChunkID] = k + 1
+		nb.ref = append(nb.ref, st.g.ChunkID)
 		nb.citations = append(nb.citations, ragCitation(st.chunk))
 		nb.grounding = append(nb.grounding, st.g)
 		nb.topScore = max(nb.topScore, st.similarity)
@@ -69,12 +86,14 @@ func roundScore(s float64) float64 { return math.Round(s*1000) / 1000 }
 type renderer struct {
 	text     string
 	chunks   []ragflow.Chunk
-	ref      map[string]int
+	ref      refs
 	b        strings.Builder
-	trimNext bool // a removed marker started a line: drop the blanks after it
+	trimNext bool   // a removed marker started a line: drop the blanks after it
+	run      []int  // the references written in the current run of markers
+	refBuf   []byte // a marker's references, as refs found them
 }
 
-func renderAnswer(text string, pieces []piece, verdicts []verdict, chunks []ragflow.Chunk, ref map[string]int) string {
+func renderAnswer(text string, pieces []piece, verdicts []verdict, chunks []ragflow.Chunk, ref refs) string {
 	r := &renderer{text: text, chunks: chunks, ref: ref}
 	for i, p := range pieces {
 		switch {
@@ -121,8 +140,19 @@ func (r *renderer) gap(p piece, prevKept, nextKept bool) {
 // written once) or goes, with the blanks before it. A claim the gate cited
 // gets its reference before its closing punctuation.
 func (r *renderer) cited(p piece, vd verdict) {
+	if !vd.gateCited {
+		r.writeCited(&r.b, p, vd)
+		return
+	}
 	var b strings.Builder
-	last, run := p.start, map[int]bool{}
+	r.writeCited(&b, p, vd)
+	r.b.WriteString(insertRef(b.String(), r.ref.of(r.chunks[vd.chunks[0]].ID)))
+}
+
+// writeCited writes the piece to b, after what b holds.
+func (r *renderer) writeCited(b *strings.Builder, p piece, vd verdict) {
+	start, last := b.Len(), p.start
+	r.run = r.run[:0]
 	for _, m := range p.markers {
 		before := r.text[last:m.Start]
 		last = m.End
@@ -130,16 +160,16 @@ func (r *renderer) cited(p piece, vd verdict) {
 			before = strings.TrimLeft(before, " \t")
 		}
 		if strings.TrimSpace(before) != "" {
-			clear(run)
+			r.run = r.run[:0]
 		}
-		refs := r.refs(m, vd, run)
-		if refs == "" {
+		if !r.refs(m, vd) {
 			b.WriteString(trimRightBlanks(before))
-			r.trimNext = b.Len() == 0 || strings.HasSuffix(b.String(), "\n")
+			written := b.String()[start:]
+			r.trimNext = written == "" || strings.HasSuffix(written, "\n")
 			continue
 		}
 		b.WriteString(before)
-		writeRefs(&b, refs, r.text[m.End:p.end])
+		writeRefs(b, start, r.refBuf, r.text[m.End:p.end])
 		r.trimNext = false
 	}
 	rest := r.text[last:p.end]
@@ -148,37 +178,34 @@ func (r *renderer) cited(p piece, vd verdict) {
 	}
 	b.WriteString(rest)
 	r.trimNext = false
-	out := b.String()
-	if vd.gateCited {
-		out = insertRef(out, r.ref[r.chunks[vd.chunks[0]].ID])
-	}
-	r.b.WriteString(out)
 }
 
-// refs are the references of a marker's blocks that support the piece.
-func (r *renderer) refs(m ragflow.Marker, vd verdict, run map[int]bool) string {
-	var s strings.Builder
+// refs puts in r.refBuf the references of a marker's blocks that support
+// the piece and are not yet in the run (r.run), and reports whether there
+// are any.
+func (r *renderer) refs(m ragflow.Marker, vd verdict) bool {
+	r.refBuf = r.refBuf[:0]
 	for _, n := range m.Blocks {
 		if !containsInt(vd.chunks, n) {
 			continue
 		}
-		k := r.ref[r.chunks[n].ID]
-		if !run[k] {
-			run[k] = true
-			s.WriteString(gateRef(k))
+		k := r.ref.of(r.chunks[n].ID)
+		if !containsInt(r.run, k) {
+			r.run = append(r.run, k)
+			r.refBuf = appendGateRef(r.refBuf, k)
 		}
 	}
-	return s.String()
+	return len(r.refBuf) > 0
 }
 
 // writeRefs writes references so they read as references again: never
 // glued to a word before them ("store[1]" is an index) nor to a "(" after
-// them ("[1](x)" is a link).
-func writeRefs(b *strings.Builder, refs, after string) {
-	if r, _ := utf8.DecodeLastRuneInString(b.String()); b.Len() > 0 && ragflow.IsWordRune(r) {
+// them ("[1](x)" is a link). What b held before start is not the piece's.
+func writeRefs(b *strings.Builder, start int, refs []byte, after string) {
+	if r, _ := utf8.DecodeLastRuneInString(b.String()[start:]); b.Len() > start && ragflow.IsWordRune(r) {
 		b.WriteByte(' ')
 	}
-	b.WriteString(refs)
+	b.Write(refs)
 	if strings.HasPrefix(after, "(") {
 		b.WriteByte(' ')
 	}

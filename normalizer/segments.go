@@ -2,6 +2,7 @@ package normalizer
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -51,7 +52,8 @@ type splitter struct {
 // between ("... engine. [ID:0]", or on the next line), belong to that
 // sentence; markers before the first sentence belong to it.
 func splitAnswer(text string) []piece {
-	sp := &splitter{text: text, markers: ragflow.FindAllMarkers(text)}
+	// About a claim and a gap a sentence, a sentence some 60 bytes or more.
+	sp := &splitter{text: text, markers: ragflow.FindAllMarkers(text), pieces: make([]piece, 0, len(text)/30+2)}
 	proseStart := 0
 	for pos := 0; pos < len(text); {
 		lineEnd := lineEndAt(text, pos)
@@ -252,7 +254,9 @@ func trimBlanksRight(text string, start, end int) int {
 	return end
 }
 
-// assignMarkers hands each piece the markers inside it.
+// assignMarkers hands each piece the markers inside it: a run of
+// sp.markers, shared (capped, so nothing appends into the next piece's),
+// except in a code block with a bare marker, which gets a copy without.
 func (sp *splitter) assignMarkers() {
 	k := 0
 	for i := range sp.pieces {
@@ -260,9 +264,18 @@ func (sp *splitter) assignMarkers() {
 		for k < len(sp.markers) && sp.markers[k].Start < p.start {
 			k++
 		}
-		for ; k < len(sp.markers) && sp.markers[k].End <= p.end; k++ {
-			if p.kind != codePiece || !sp.markers[k].Bare {
-				p.markers = append(p.markers, sp.markers[k])
+		from := k
+		for k < len(sp.markers) && sp.markers[k].End <= p.end {
+			k++
+		}
+		if from == k {
+			continue
+		}
+		p.markers = sp.markers[from:k:k]
+		if p.kind == codePiece && slices.ContainsFunc(p.markers, func(m ragflow.Marker) bool { return m.Bare }) {
+			p.markers = slices.DeleteFunc(slices.Clone(p.markers), func(m ragflow.Marker) bool { return m.Bare })
+			if len(p.markers) == 0 {
+				p.markers = nil
 			}
 		}
 	}
@@ -287,6 +300,9 @@ func sentenceEnds(r rune, rest string) bool {
 // plainText is a piece's text without its markers (and the blanks before
 // each): what is scored and summarized.
 func plainText(text string, p piece) string {
+	if len(p.markers) == 0 {
+		return text[p.start:p.end]
+	}
 	var b []byte
 	last := p.start
 	for _, m := range p.markers {

@@ -20,16 +20,64 @@ const (
 )
 
 // gateRef is the disguised reference [k].
-func gateRef(k int) string { return refOpen + strconv.Itoa(k) + refClose }
+func gateRef(k int) string { return string(appendGateRef(nil, k)) }
 
-var (
-	dropSentinels = strings.NewReplacer(refOpen, "", refClose, "")
-	showRefs      = strings.NewReplacer(refOpen, "[", refClose, "]")
-)
+func appendGateRef(b []byte, k int) []byte {
+	return append(strconv.AppendInt(append(b, refOpen...), int64(k), 10), refClose...)
+}
+
+// dropSentinels removes refOpen and refClose from the model's text.
+func dropSentinels(s string) string { return replaceSentinels(s, "", "") }
 
 // finishRefs removes spliced markers, then shows the gate's references.
 func finishRefs(s string) string {
-	return showRefs.Replace(stripStrayMarkers(s))
+	return replaceSentinels(stripStrayMarkers(s), "[", "]")
+}
+
+// replaceSentinels is s with every refOpen replaced by open and every
+// refClose by close, as strings.NewReplacer(refOpen, open, refClose,
+// close).Replace does (the two are three bytes each, differing in the
+// last, so matches never overlap); s itself when it holds neither.
+func replaceSentinels(s, open, close string) string {
+	lead := refOpen[:2] // both sentinels start with these two bytes
+	i := strings.Index(s, lead)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for ; i >= 0 && i+2 < len(s); i = indexFrom(s, lead, i+1) {
+		var with string
+		switch s[i+2] {
+		case refOpen[2]:
+			with = open
+		case refClose[2]:
+			with = close
+		default:
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(with)
+		last = i + 3
+		i += 2 // the next match starts after this one
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// indexFrom is the index of sub in s at or after from, or -1.
+func indexFrom(s, sub string, from int) int {
+	if from > len(s) {
+		return -1
+	}
+	if i := strings.Index(s[from:], sub); i >= 0 {
+		return from + i
+	}
+	return -1
 }
 
 // stripStrayMarkers removes every marker of s, with the blanks before

@@ -1,6 +1,8 @@
 package normalizer
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/wikigate/wikigate/ragflow"
@@ -35,6 +37,30 @@ func TestStripMarkersLeavesNoSplice(t *testing.T) {
 	for _, s := range []string{"0[ID:[0]0]", "[[1]2]", "##[0]1$$", "[ID:[ID:[0]0]0]"} {
 		if got := ragflow.StripMarkers(s); len(ragflow.FindAllMarkers(got)) != 0 {
 			t.Errorf("StripMarkers(%q) = %q still holds a marker", s, got)
+		}
+	}
+}
+
+// TestReplaceSentinelsIsTheReplacer holds replaceSentinels to the
+// strings.Replacer it replaced, on texts built from sentinels, their
+// prefixes and neighbours (the three bytes of refOpen, refClose and
+// U+E002 share their first two).
+func TestReplaceSentinelsIsTheReplacer(t *testing.T) {
+	drop := strings.NewReplacer(refOpen, "", refClose, "")
+	show := strings.NewReplacer(refOpen, "[", refClose, "]")
+	parts := []string{refOpen, refClose, "\ue002", "\xee", "\xee\x80", "\x80", "a", "[ID:0]", " ", "é", ""}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rng.IntN(12); k > 0; k-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := dropSentinels(s), drop.Replace(s); got != want {
+			t.Fatalf("dropSentinels(%q) = %q, the replacer %q", s, got, want)
+		}
+		if got, want := replaceSentinels(s, "[", "]"), show.Replace(s); got != want {
+			t.Fatalf("replaceSentinels(%q) = %q, the replacer %q", s, got, want)
 		}
 	}
 }

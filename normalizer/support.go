@@ -116,11 +116,14 @@ func isASCII(s string) bool {
 // stripLeader drops a list, quote or heading leader: "1." is no claim.
 func stripLeader(s string) string {
 	t := strings.TrimLeft(s, " \t")
-	if t == "" || !strings.ContainsRune("-*+>#0123456789", rune(t[0])) {
+	if t == "" || strings.IndexByte(leaderStarts, t[0]) < 0 {
 		return s
 	}
 	return mdLeader.ReplaceAllString(s, "")
 }
+
+// leaderStarts are the bytes mdLeader can match first after blanks.
+const leaderStarts = "-*+>#0123456789"
 
 // quotePairs open and close quoted spans.
 var quotePairs = [][2]string{{"`", "`"}, {`"`, `"`}, {"“", "”"}, {"「", "」"}}
