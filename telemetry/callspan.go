@@ -8,8 +8,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// gathered is a span that gathers the attributes set on it in a buffer
-// and hands them to the SDK at once when it ends. The SDK grows a span's
+// gathered is a span of Caddy's tracing (an SDK span: this gate's own
+// spans are the recorder's, recSpan, which gather their attributes
+// themselves) that gathers the attributes set on it in a buffer and
+// hands them to the SDK at once when it ends. The SDK grows a span's
 // attribute slice on each SetAttributes (and copies a start option's),
 // and a call sets a dozen in six places: gathering them here makes one
 // slice of the right size instead (bench/RESULTS.md, Tracing). Child
@@ -34,8 +36,14 @@ const callAttrs = 20
 
 // asCall wraps the recording server span s, and puts the wrapper in ctx
 // in its place so that stages and child spans find it. attrs are the
-// span's request attributes: they wait in the buffer with the rest.
+// span's request attributes: they wait in the buffer with the rest. The
+// recorder's own spans (recSpan) gather their attributes themselves and
+// are not wrapped: only a span of Caddy's tracing (the SDK's) is.
 func asCall(ctx context.Context, s trace.Span, attrs []attribute.KeyValue) (context.Context, Span) {
+	if rs, ok := s.(*recSpan); ok {
+		rs.add(attrs)
+		return ctx, Span{s: rs}
+	}
 	cs := &callSpan{gathered: gathered{Span: s}}
 	cs.attrs = append(cs.buf[:0], attrs...)
 	return trace.ContextWithSpan(ctx, cs), Span{s: cs}

@@ -26,13 +26,16 @@ func (p *Provider) StartServer(ctx context.Context, header http.Header, name str
 		return asCall(ctx, s.s, attrs)
 	}
 	if !trace.SpanContextFromContext(ctx).IsValid() {
-		ctx = p.prop.Extract(ctx, propagation.HeaderCarrier(header))
+		ctx = p.prop.Extract(ctx, inHeader(header))
 	}
-	ctx, s := p.tracer.Start(ctx, name, serverKind)
-	if !s.IsRecording() { // the sampler dropped it: no stage or backend span either
+	s := p.tracer.begin(ctx, name, trace.SpanKindServer, nil)
+	ctx = trace.ContextWithSpan(ctx, s)
+	rs, ok := s.(*recSpan)
+	if !ok { // the sampler dropped it: no stage or backend span either
 		return ctx, Span{}
 	}
-	return asCall(ctx, s, attrs)
+	rs.add(attrs)
+	return ctx, Span{s: rs}
 }
 
 // serverKind is the option a server span starts with, made once.
@@ -146,8 +149,38 @@ func (h outHeader) Get(key string) string { return http.Header(h).Get(key) }
 
 func (h outHeader) Keys() []string { return propagation.HeaderCarrier(h).Keys() }
 
-// isClient reports whether s is a client span (the SDK's spans say).
+// inHeader is the carrier a caller's trace context is read from: the two
+// W3C names are looked up in the canonical form an http.Server stores
+// them in, where propagation.HeaderCarrier would canonicalize each name
+// (an allocation each).
+type inHeader http.Header
+
+func (h inHeader) Get(key string) string {
+	var v []string
+	switch key {
+	case "traceparent":
+		v = h["Traceparent"]
+	case "tracestate":
+		v = h["Tracestate"]
+	default:
+		return http.Header(h).Get(key)
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+func (h inHeader) Set(key, value string) { http.Header(h).Set(key, value) }
+
+func (h inHeader) Keys() []string { return propagation.HeaderCarrier(h).Keys() }
+
+// isClient reports whether s is a client span (the recorder's spans and
+// the SDK's say).
 func isClient(s trace.Span) bool {
+	if r, ok := s.(*recSpan); ok {
+		return r.kind == trace.SpanKindClient
+	}
 	k, ok := s.(interface{ SpanKind() trace.SpanKind })
 	return ok && k.SpanKind() == trace.SpanKindClient
 }

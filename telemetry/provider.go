@@ -27,7 +27,6 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // ScopeName is the instrumentation scope of every span the gate makes.
@@ -45,18 +44,19 @@ type Options struct {
 	ServiceVersion string
 	// Exporter replaces the exporter the environment names (tests).
 	Exporter sdktrace.SpanExporter
-	// OnError receives the SDK's errors, a failed export above all, which
-	// the SDK otherwise prints with Go's log package on standard error
-	// (caddymodule logs them with zap). The SDK's handler is the process's:
-	// the last configuration loaded sets it.
+	// OnError receives the OpenTelemetry errors, a failed export above
+	// all (and spans dropped on a full queue, a sampler or limit the
+	// environment gets wrong), which otherwise go to Go's log package on
+	// standard error (caddymodule logs them with zap). The handler is the
+	// process's: the last configuration loaded sets it.
 	OnError func(error)
 }
 
 // Provider makes the gate's spans and exports them. A nil *Provider is
 // tracing switched off; all its methods accept a nil receiver.
 type Provider struct {
-	tp         *sdktrace.TracerProvider
-	tracer     trace.Tracer
+	rec        *spanRecorder
+	tracer     *tracer
 	prop       propagation.TextMapPropagator
 	recordText bool
 }
@@ -68,9 +68,10 @@ var errUnknownExporter = errors.New("OTEL_TRACES_EXPORTER must be otlp or none")
 // New builds the Provider the environment asks for, or returns nil (off)
 // when no exporter is named, OTEL_TRACES_EXPORTER is none, or
 // OTEL_SDK_DISABLED is true. The OTLP exporter itself reads the rest of
-// the standard variables (endpoint, headers, protocol, timeout), and the
-// SDK reads OTEL_TRACES_SAMPLER and the batch processor's OTEL_BSP_*.
-// Nothing here dials: the exporter connects when it first sends.
+// the standard variables (endpoint, headers, protocol, timeout); the
+// span recorder (recorder.go) reads OTEL_TRACES_SAMPLER(_ARG), the span limits
+// and the batch processor's OTEL_BSP_* through getenv. Nothing here
+// dials: the exporter connects when it first sends.
 func New(ctx context.Context, o Options) (*Provider, error) {
 	getenv := o.Getenv
 	if getenv == nil {
@@ -94,10 +95,10 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 	if o.OnError != nil {
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(o.OnError))
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	rec := newRecorder(getenv, exp, res)
 	return &Provider{
-		tp:         tp,
-		tracer:     tp.Tracer(ScopeName),
+		rec:        rec,
+		tracer:     rec.own,
 		prop:       propagation.TraceContext{},
 		recordText: o.RecordText,
 	}, nil
@@ -175,7 +176,7 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
-	return p.tp.Shutdown(ctx)
+	return p.rec.Shutdown(ctx)
 }
 
 // ForceFlush exports the spans buffered so far (tests, and a graceful stop).
@@ -183,5 +184,5 @@ func (p *Provider) ForceFlush(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
-	return p.tp.ForceFlush(ctx)
+	return p.rec.ForceFlush(ctx)
 }

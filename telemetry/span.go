@@ -14,10 +14,10 @@ import (
 // untraced call pays for a nil check. It is a value (no allocation).
 //
 // A stage (Stage) is a Span too, but not a span of its own: it writes its
-// attributes on the call's span and its End does nothing. An SDK span
-// costs several microseconds of CPU to make, snapshot and export, and a
-// call has six stages, so they are the call span's attributes and only
-// the backend calls get child spans (docs/operators.md, Tracing).
+// attributes on the call's span and its End does nothing. A span costs
+// a microsecond or more of CPU to make and export, and a call has six
+// stages, so they are the call span's attributes and only the backend
+// calls get child spans (docs/operators.md, Tracing).
 type Span struct {
 	s     trace.Span
 	stage string // the stage's name when s is the call's span
@@ -32,7 +32,17 @@ func Start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attri
 	if !parent.IsRecording() {
 		return ctx, Span{}
 	}
-	ctx, s := parent.TracerProvider().Tracer(ScopeName).Start(ctx, name, spanKinds[kind], trace.WithAttributes(attrs...))
+	if own, ok := parent.(*recSpan); ok { // the recorder's: no options to build, attrs copied inline
+		s := own.tracer.r.own.begin(ctx, name, kind, nil)
+		ctx = trace.ContextWithSpan(ctx, s)
+		rs, ok := s.(*recSpan)
+		if !ok {
+			return ctx, Span{}
+		}
+		rs.add(attrs)
+		return ctx, Span{s: rs}
+	}
+	ctx, s := parent.TracerProvider().Tracer(ScopeName).Start(ctx, name, spanKinds[kind], trace.WithAttributes(slices.Clone(attrs)...))
 	if !s.IsRecording() { // the sampler dropped it
 		return ctx, Span{}
 	}
@@ -59,10 +69,9 @@ func Stage(ctx context.Context, name string, attrs ...attribute.KeyValue) (conte
 	if !parent.IsRecording() {
 		return ctx, Span{}
 	}
-	if len(attrs) > 0 {
-		parent.SetAttributes(attrs...)
-	}
-	return ctx, Span{s: parent, stage: name}
+	s := Span{s: parent, stage: name}
+	s.Set(attrs...)
+	return ctx, s
 }
 
 // Recording reports whether the span records (tracing is on for it), so
@@ -71,14 +80,19 @@ func (s Span) Recording() bool { return s.s != nil }
 
 // Set adds attributes.
 //
-// On the call's span, and so on a stage, attrs are copied into the span's
+// On the recorder's spans (recSpan) and on the call's span under Caddy's
+// tracing (callSpan), and so on a stage, attrs are copied into the span's
 // buffer; elsewhere a copy goes to the SDK. Either way attrs does not
 // escape, so a caller's attribute list stays on its stack.
 func (s Span) Set(attrs ...attribute.KeyValue) {
 	if s.s == nil || len(attrs) == 0 {
 		return
 	}
-	if c, ok := s.s.(*callSpan); ok { // concrete: through an interface attrs would escape
+	switch c := s.s.(type) { // concrete: through an interface attrs would escape
+	case *recSpan:
+		c.add(attrs)
+		return
+	case *callSpan:
 		c.add(attrs)
 		return
 	}

@@ -1,0 +1,255 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/embedded"
+)
+
+// spanRecorder is the gate's OpenTelemetry TracerProvider (docs/operators.md,
+// Tracing). It records spans itself instead of with the SDK's span: an
+// SDK span appends each attribute to a slice, and when it ends builds a
+// map of them all to drop duplicates and copies them again, work that
+// made three spans cost 22–30 µs of CPU here (bench/README.md, What
+// tracing costs). A span here is one allocation holding its attributes
+// inline, and duplicates are dropped once, when it is exported. What is
+// not the span is the SDK's: its samplers decide, its resource describes
+// the process, its exporters (OTLP over HTTP or gRPC) encode and send.
+type spanRecorder struct {
+	embedded.TracerProvider
+
+	sampler sdktrace.Sampler
+	limits  spanLimits
+	res     *resource.Resource
+	own     *tracer // the gate's scope, ScopeName
+	batch   *batcher
+}
+
+// spanLimits are the specification's span limits (OTEL_SPAN_*_LIMIT); a
+// negative limit is none.
+type spanLimits struct {
+	attrs, valueLen, events, links int
+}
+
+// newRecorder builds the provider the environment describes: the sampler
+// (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG), the span limits and the
+// batch exporter's settings (OTEL_BSP_*), exporting to exp.
+func newRecorder(getenv func(string) string, exp sdktrace.SpanExporter, res *resource.Resource) *spanRecorder {
+	r := &spanRecorder{
+		sampler: samplerFromEnv(getenv),
+		limits:  limitsFromEnv(getenv),
+		res:     res,
+		batch:   newBatcher(exp, batchFromEnv(getenv)),
+	}
+	r.own = &tracer{r: r, scope: instrumentation.Scope{Name: ScopeName}}
+	return r
+}
+
+// Tracer returns the tracer of an instrumentation scope; the gate's own
+// is made once.
+func (r *spanRecorder) Tracer(name string, opts ...trace.TracerOption) trace.Tracer {
+	if name == ScopeName && len(opts) == 0 {
+		return r.own
+	}
+	c := trace.NewTracerConfig(opts...)
+	return &tracer{r: r, scope: instrumentation.Scope{Name: name, Version: c.InstrumentationVersion(),
+		SchemaURL: c.SchemaURL(), Attributes: c.InstrumentationAttributes()}}
+}
+
+// tracer makes spans of one instrumentation scope.
+type tracer struct {
+	embedded.Tracer
+
+	r     *spanRecorder
+	scope instrumentation.Scope
+}
+
+// Start begins a span as the trace API says (its options: kind,
+// attributes, links, a start time, a new root).
+func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg := trace.NewSpanStartConfig(opts...)
+	parentCtx := ctx
+	if cfg.NewRoot() { // a child all the same, as the SDK counts it
+		parentCtx = trace.ContextWithSpanContext(ctx, trace.SpanContext{})
+		if p, ok := trace.SpanFromContext(ctx).(*recSpan); ok {
+			p.children.Add(1)
+		}
+	}
+	s := t.begin(parentCtx, name, cfg.SpanKind(), cfg.Links())
+	if r, ok := s.(*recSpan); ok {
+		if ts := cfg.Timestamp(); !ts.IsZero() {
+			r.start = ts
+		}
+		r.add(cfg.Attributes())
+	}
+	return trace.ContextWithSpan(ctx, s), s
+}
+
+// begin makes a span under the span context in ctx: the parent's trace,
+// or a new one, and a new span id, both random (math/rand/v2); the
+// sampler decides whether it records (*recSpan) or not (unsampled).
+// The sampler sees no attributes: the SDK's samplers, the only ones the
+// gate builds, read the parent and the trace id alone.
+func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, links []trace.Link) trace.Span {
+	psc := trace.SpanContextFromContext(ctx)
+	scc := trace.SpanContextConfig{TraceID: psc.TraceID(), SpanID: newSpanID()}
+	if !scc.TraceID.IsValid() {
+		scc.TraceID = newTraceID()
+	}
+	res := t.r.sampler.ShouldSample(sdktrace.SamplingParameters{
+		ParentContext: ctx, TraceID: scc.TraceID, Name: name, Kind: kind, Links: links,
+	})
+	scc.TraceState = res.Tracestate
+	scc.TraceFlags = psc.TraceFlags() &^ trace.FlagsSampled
+	if res.Decision == sdktrace.RecordAndSample {
+		scc.TraceFlags |= trace.FlagsSampled
+	}
+	sc := trace.NewSpanContext(scc)
+	if res.Decision == sdktrace.Drop {
+		return &unsampled{sc: sc, r: t.r}
+	}
+	s := newRecSpan(kind)
+	s.tracer, s.sc, s.parent, s.kind, s.name = t, sc, psc, trace.ValidateSpanKind(kind), name
+	s.start = time.Now()
+	if p, ok := trace.SpanFromContext(ctx).(*recSpan); ok {
+		p.children.Add(1)
+	}
+	if len(res.Attributes) > 0 {
+		s.add(res.Attributes)
+	}
+	for _, l := range links {
+		s.AddLink(l)
+	}
+	return s
+}
+
+// newTraceID is a random, valid (non-zero) trace id.
+func newTraceID() (id trace.TraceID) {
+	for !id.IsValid() {
+		binary.BigEndian.PutUint64(id[:8], rand.Uint64())
+		binary.BigEndian.PutUint64(id[8:], rand.Uint64())
+	}
+	return id
+}
+
+// newSpanID is a random, valid (non-zero) span id.
+func newSpanID() (id trace.SpanID) {
+	for !id.IsValid() {
+		binary.BigEndian.PutUint64(id[:], rand.Uint64())
+	}
+	return id
+}
+
+// ForceFlush exports the spans ended so far.
+func (r *spanRecorder) ForceFlush(ctx context.Context) error { return r.batch.forceFlush(ctx) }
+
+// Shutdown exports what is queued and shuts the exporter down; spans
+// that end afterwards are dropped.
+func (r *spanRecorder) Shutdown(ctx context.Context) error { return r.batch.shutdown(ctx) }
+
+// samplerFromEnv is the sampler OTEL_TRACES_SAMPLER names, built with the
+// SDK's samplers as the SDK would: parentbased_always_on when unset, and
+// when unknown (reported through the error handler, as the SDK does). A
+// ratio that is not a number from 0 to 1 is reported and taken as 1.
+func samplerFromEnv(getenv func(string) string) sdktrace.Sampler {
+	name := strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_SAMPLER")))
+	arg := strings.TrimSpace(getenv("OTEL_TRACES_SAMPLER_ARG"))
+	switch name {
+	case "", "parentbased_always_on":
+		return sdktrace.ParentBased(sdktrace.AlwaysSample())
+	case "always_on":
+		return sdktrace.AlwaysSample()
+	case "always_off":
+		return sdktrace.NeverSample()
+	case "parentbased_always_off":
+		return sdktrace.ParentBased(sdktrace.NeverSample())
+	case "traceidratio":
+		return sdktrace.TraceIDRatioBased(ratio(arg))
+	case "parentbased_traceidratio":
+		return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio(arg)))
+	default:
+		otel.Handle(fmt.Errorf("tracing: unsupported sampler OTEL_TRACES_SAMPLER=%q, using parentbased_always_on", name))
+		return sdktrace.ParentBased(sdktrace.AlwaysSample())
+	}
+}
+
+// ratio is OTEL_TRACES_SAMPLER_ARG for a ratio sampler; 1 when unset.
+func ratio(arg string) float64 {
+	if arg == "" {
+		return 1
+	}
+	v, err := strconv.ParseFloat(arg, 64)
+	if err != nil || v < 0 || v > 1 {
+		otel.Handle(fmt.Errorf("tracing: OTEL_TRACES_SAMPLER_ARG=%q is not a ratio from 0 to 1, using 1", arg))
+		return 1
+	}
+	return v
+}
+
+// limitsFromEnv reads the span limits: OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT
+// (else OTEL_ATTRIBUTE_COUNT_LIMIT, else 128),
+// OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (else
+// OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, else none), OTEL_SPAN_EVENT_COUNT_LIMIT
+// and OTEL_SPAN_LINK_COUNT_LIMIT (128).
+func limitsFromEnv(getenv func(string) string) spanLimits {
+	return spanLimits{
+		attrs:    envInt(getenv, 128, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "OTEL_ATTRIBUTE_COUNT_LIMIT"),
+		valueLen: envInt(getenv, -1, "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"),
+		events:   envInt(getenv, 128, "OTEL_SPAN_EVENT_COUNT_LIMIT"),
+		links:    envInt(getenv, 128, "OTEL_SPAN_LINK_COUNT_LIMIT"),
+	}
+}
+
+// envInt is the first of keys set, as an integer; def when none is set,
+// or when the first set is not an integer (reported).
+func envInt(getenv func(string) string, def int, keys ...string) int {
+	for _, k := range keys {
+		v := strings.TrimSpace(getenv(k))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			otel.Handle(fmt.Errorf("tracing: %s=%q is not an integer, using %d", k, v, def))
+			return def
+		}
+		return n
+	}
+	return def
+}
+
+// unsampled is a span the sampler dropped: it carries its context (so a
+// child follows the decision) and records nothing.
+type unsampled struct {
+	embedded.Span
+
+	sc trace.SpanContext
+	r  *spanRecorder
+}
+
+func (u *unsampled) End(...trace.SpanEndOption)              {}
+func (u *unsampled) AddEvent(string, ...trace.EventOption)   {}
+func (u *unsampled) AddLink(trace.Link)                      {}
+func (u *unsampled) IsRecording() bool                       { return false }
+func (u *unsampled) RecordError(error, ...trace.EventOption) {}
+func (u *unsampled) SpanContext() trace.SpanContext          { return u.sc }
+func (u *unsampled) SetStatus(codes.Code, string)            {}
+func (u *unsampled) SetName(string)                          {}
+func (u *unsampled) SetAttributes(...attribute.KeyValue)     {}
+func (u *unsampled) TracerProvider() trace.TracerProvider    { return u.r }
