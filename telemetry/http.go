@@ -179,7 +179,7 @@ func (h inHeader) Keys() []string { return propagation.HeaderCarrier(h).Keys() }
 // the SDK's say).
 func isClient(s trace.Span) bool {
 	if r, ok := s.(*recSpan); ok {
-		return r.kind == trace.SpanKindClient
+		return r.SpanKind() == trace.SpanKindClient
 	}
 	k, ok := s.(interface{ SpanKind() trace.SpanKind })
 	return ok && k.SpanKind() == trace.SpanKindClient

@@ -125,7 +125,10 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 		return &unsampled{sc: sc, r: t.r}
 	}
 	s := newRecSpan(kind)
-	s.tracer, s.sc, s.parent, s.kind, s.name = t, sc, psc, trace.ValidateSpanKind(kind), name
+	s.tracer, s.sc, s.kind, s.name = t, sc, uint8(trace.ValidateSpanKind(kind)), name
+	if psc.IsValid() {
+		s.parentID, s.parentFlags, s.parentRemote = psc.SpanID(), psc.TraceFlags(), psc.IsRemote()
+	}
 	s.start = time.Now()
 	if p, ok := trace.SpanFromContext(ctx).(*recSpan); ok {
 		p.children.Add(1)

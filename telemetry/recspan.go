@@ -37,24 +37,30 @@ type recSpan struct {
 	embedded.Span
 	sdktrace.ReadOnlySpan
 
-	tracer     *tracer
-	sc, parent trace.SpanContext
-	start, end time.Time
-	name       string
-	attrs      []attribute.KeyValue
-	status     sdktrace.Status
-	more       *spanMore // events and links, rare
-	dropped    int32     // attributes dropped
-	children   atomic.Int32
-	kind       trace.SpanKind
-	mu         sync.Mutex
-	ended      bool
-	done       atomic.Bool // ended: IsRecording without the lock
+	tracer   *tracer
+	sc       trace.SpanContext
+	start    time.Time
+	dur      time.Duration // from start to end
+	name     string
+	attrs    []attribute.KeyValue
+	more     *spanMore    // status description, events and links: rare
+	parentID trace.SpanID // the parent is of the same trace (Parent)
+	dropped  int32        // attributes dropped
+	children atomic.Int32
+	mu       sync.Mutex
+	done     atomic.Bool // ended: IsRecording without the lock
+	kind     uint8       // trace.SpanKind
+	status   uint8       // codes.Code
+	ended    bool
+	// The parent's flags and whether it came from another process.
+	parentFlags  trace.TraceFlags
+	parentRemote bool
 }
 
-// spanMore is what few spans have: events (an error recorded) and links
-// (an MCP request's to its HTTP context).
+// spanMore is what few spans have: a failure's description, events (an
+// error recorded) and links (an MCP request's to its HTTP context).
 type spanMore struct {
+	description                 string
 	events                      []sdktrace.Event
 	links                       []sdktrace.Link
 	droppedEvents, droppedLinks int
@@ -125,7 +131,7 @@ func (s *recSpan) End(opts ...trace.SpanEndOption) {
 			end = c.Timestamp()
 		}
 	}
-	s.ended, s.end = true, end
+	s.ended, s.dur = true, end.Sub(s.start)
 	s.done.Store(true)
 	s.mu.Unlock()
 	if s.sc.IsSampled() {
@@ -140,7 +146,7 @@ func (s *recSpan) IsRecording() bool { return !s.done.Load() }
 func (s *recSpan) SpanContext() trace.SpanContext { return s.sc }
 
 // SpanKind is the span's kind (telemetry.Transport asks a parent's).
-func (s *recSpan) SpanKind() trace.SpanKind { return s.kind }
+func (s *recSpan) SpanKind() trace.SpanKind { return trace.SpanKind(s.kind) }
 
 // TracerProvider is the recorder, so children are recorded alike.
 func (s *recSpan) TracerProvider() trace.TracerProvider { return s.tracer.r }
@@ -150,12 +156,15 @@ func (s *recSpan) TracerProvider() trace.TracerProvider { return s.tracer.r }
 func (s *recSpan) SetStatus(code codes.Code, description string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ended || s.status.Code > code {
+	if s.ended || codes.Code(s.status) > code {
 		return
 	}
-	s.status = sdktrace.Status{Code: code}
-	if code == codes.Error {
-		s.status.Description = description
+	s.status = uint8(code)
+	switch {
+	case code == codes.Error && description != "":
+		s.extra().description = description
+	case s.more != nil:
+		s.more.description = ""
 	}
 }
 
@@ -267,12 +276,11 @@ func (s *recSpan) finish() {
 
 // The sdktrace.ReadOnlySpan methods, for the exporters, once finished.
 
-func (s *recSpan) Name() string                     { return s.name }
-func (s *recSpan) Parent() trace.SpanContext        { return s.parent }
+func (s *recSpan) Name() string { return s.name }
+
 func (s *recSpan) StartTime() time.Time             { return s.start }
-func (s *recSpan) EndTime() time.Time               { return s.end }
+func (s *recSpan) EndTime() time.Time               { return s.start.Add(s.dur) }
 func (s *recSpan) Attributes() []attribute.KeyValue { return s.attrs }
-func (s *recSpan) Status() sdktrace.Status          { return s.status }
 func (s *recSpan) DroppedAttributes() int           { return int(s.dropped) }
 func (s *recSpan) ChildSpanCount() int              { return int(s.children.Load()) }
 func (s *recSpan) Resource() *resource.Resource     { return s.tracer.r.res }
@@ -281,6 +289,25 @@ func (s *recSpan) InstrumentationScope() instrumentation.Scope { return s.tracer
 
 //nolint:staticcheck // the interface still has it
 func (s *recSpan) InstrumentationLibrary() instrumentation.Library { return s.tracer.scope }
+
+// Parent is the parent's context: the same trace, its span id and
+// flags, and whether it was remote (what the exporters read; a remote
+// parent's tracestate is the span's own, in SpanContext).
+func (s *recSpan) Parent() trace.SpanContext {
+	if !s.parentID.IsValid() {
+		return trace.SpanContext{}
+	}
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: s.sc.TraceID(), SpanID: s.parentID,
+		TraceFlags: s.parentFlags, Remote: s.parentRemote})
+}
+
+func (s *recSpan) Status() sdktrace.Status {
+	st := sdktrace.Status{Code: codes.Code(s.status)}
+	if st.Code == codes.Error && s.more != nil {
+		st.Description = s.more.description
+	}
+	return st
+}
 
 func (s *recSpan) Links() []sdktrace.Link {
 	if s.more == nil {
