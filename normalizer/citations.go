@@ -79,8 +79,11 @@ func slugify(heading string) string {
 	}
 	heading = strings.TrimSpace(heading)
 	var b strings.Builder
-	for _, r := range strings.ToLower(heading) {
-		switch {
+	b.Grow(len(heading))
+	for _, r := range heading {
+		// unicode.ToLower rune by rune is strings.ToLower's output read
+		// back: it maps each rune so, an invalid byte to U+FFFD.
+		switch r = unicode.ToLower(r); {
 		case r == ' ':
 			b.WriteByte('-')
 		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
@@ -101,7 +104,7 @@ func ragRelatedPages(chunks []ragflow.Chunk, inScope []bool, cited refs) []proto
 			citedPaths = append(citedPaths, chunks[i].MetaString("path"))
 		}
 	}
-	out := []protocol.RelatedPage{}
+	out := make([]protocol.RelatedPage, 0, len(chunks))
 	for i := range chunks {
 		c := &chunks[i]
 		if !inScope[i] {

@@ -16,7 +16,7 @@ const summaryRunes = 200
 // answerSummary is the first sentence without markers or list and heading
 // leaders, whitespace collapsed, at most summaryRunes runes.
 func answerSummary(first string) string {
-	s := strings.Join(strings.Fields(ragflow.StripMarkers(first)), " ")
+	s := joinFields(ragflow.StripMarkers(first))
 	if s != "" && strings.IndexByte(leaderStarts, s[0]) >= 0 { // s starts with no blank: mdLeader needs one of these
 		s = mdLeader.ReplaceAllString(s, "")
 	}
@@ -25,6 +25,39 @@ func answerSummary(first string) string {
 	}
 	r := []rune(s)[:summaryRunes-1]
 	return strings.TrimRightFunc(string(r), unicode.IsSpace) + "…"
+}
+
+// joinFields is strings.Join(strings.Fields(s), " "): s itself, without
+// a copy, when it has no blank at either end and only single spaces
+// between its words (a summary usually).
+func joinFields(s string) string {
+	if isJoinedFields(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func isJoinedFields(s string) bool {
+	blank := true // so a blank at the start is refused
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			isBlank := c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+			if isBlank && (c != ' ' || blank) {
+				return false
+			}
+			blank = isBlank
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return false
+		}
+		blank = false
+		i += n
+	}
+	return s == "" || !blank
 }
 
 // firstKept is the first shown sentence, markers left out.

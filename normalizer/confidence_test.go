@@ -1,6 +1,7 @@
 package normalizer
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +90,24 @@ func TestAnswerConfidence(t *testing.T) {
 	for _, tc := range cases {
 		if got := answerConfidence(protocol.Grounding{Status: tc.status, TopScore: tc.top}, tc.o); got != tc.want {
 			t.Errorf("%s %.2f (high %.1f): %s, want %s", tc.status, tc.top, tc.o.HighScore, got, tc.want)
+		}
+	}
+}
+
+// TestJoinFieldsIsFieldsJoined holds joinFields to strings.Join of
+// strings.Fields on texts of blanks, Unicode spaces, invalid bytes and
+// words.
+func TestJoinFieldsIsFieldsJoined(t *testing.T) {
+	parts := []string{" ", "  ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0", "\u2003", "\xff", "a", "word", "é", "記"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rng.IntN(8); k > 0; k-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := joinFields(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("joinFields(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -46,7 +46,11 @@ type citeStats struct {
 }
 
 func numberCitations(chunks []ragflow.Chunk, verdicts []verdict) numbering {
-	var order []citeStats
+	most := 0
+	for _, vd := range verdicts {
+		most += len(vd.chunks)
+	}
+	order := make([]citeStats, 0, most)
 	for _, vd := range verdicts {
 		for j, n := range vd.chunks {
 			c := &chunks[n]

@@ -43,6 +43,7 @@ type splitter struct {
 	text    string
 	markers []ragflow.Marker
 	pieces  []piece
+	next    int // where markerAt's search starts
 }
 
 // splitAnswer partitions text into pieces, in order, covering all of it.
@@ -153,8 +154,18 @@ func (sp *splitter) crosses(pos int) bool {
 	return false
 }
 
+// markerAt is the marker starting at pos. Positions are mostly asked for
+// in increasing order, so the search goes on from the last answer's index
+// (sp.next: the first marker starting at or after the last pos asked).
 func (sp *splitter) markerAt(pos int) (ragflow.Marker, bool) {
-	i := sort.Search(len(sp.markers), func(i int) bool { return sp.markers[i].Start >= pos })
+	i := sp.next
+	if i > 0 && sp.markers[i-1].Start >= pos {
+		i = sort.Search(len(sp.markers), func(i int) bool { return sp.markers[i].Start >= pos })
+	}
+	for i < len(sp.markers) && sp.markers[i].Start < pos {
+		i++
+	}
+	sp.next = i
 	if i < len(sp.markers) && sp.markers[i].Start == pos {
 		return sp.markers[i], true
 	}
@@ -214,12 +225,15 @@ func (sp *splitter) sentence(i, to int) (end int, content, marked bool) {
 			k, marked = m.End, true
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(sp.text[k:to])
+		r, size := rune(sp.text[k]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(sp.text[k:to])
+		}
 		if r == '\n' {
 			return k, content, marked
 		}
 		k += size
-		content = content || unicode.IsLetter(r) || unicode.IsDigit(r)
+		content = content || isLetterOrDigit(r)
 		if sentenceEnds(r, sp.text[k:to]) && !(k-i <= maxListNumber && listNumber.MatchString(sp.text[i:k])) {
 			return k, content, marked
 		}
@@ -281,6 +295,15 @@ func (sp *splitter) assignMarkers() {
 	}
 }
 
+// isLetterOrDigit is unicode.IsLetter(r) || unicode.IsDigit(r), ASCII
+// without the tables.
+func isLetterOrDigit(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
 // sentenceEnds: CJK full stops always end a sentence; . ! ? only before a
 // blank or the end (so "3.5" and "v1.0" stay whole).
 func sentenceEnds(r rune, rest string) bool {
@@ -303,13 +326,15 @@ func plainText(text string, p piece) string {
 	if len(p.markers) == 0 {
 		return text[p.start:p.end]
 	}
-	var b []byte
+	var b strings.Builder
+	b.Grow(p.end - p.start)
 	last := p.start
 	for _, m := range p.markers {
-		b = append(b, trimRightBlanks(text[last:m.Start])...)
+		b.WriteString(trimRightBlanks(text[last:m.Start]))
 		last = m.End
 	}
-	return string(append(b, text[last:p.end]...))
+	b.WriteString(text[last:p.end])
+	return b.String()
 }
 
 func trimRightBlanks(s string) string {

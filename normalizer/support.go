@@ -75,6 +75,10 @@ func tokenizeClaim(s string) claimTokens {
 	}
 	first := true
 	for i := 0; i < len(rest); {
+		if c := rest[i]; c < utf8.RuneSelf && !isWordByte(c) {
+			i++ // neither CJK nor a word's start
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(rest[i:])
 		switch {
 		case isCJK(r):
@@ -131,13 +135,12 @@ var quotePairs = [][2]string{{"`", "`"}, {`"`, `"`}, {"“", "”"}, {"「", "�
 // extractQuotes adds the quoted spans of s as quote tokens and returns s
 // without them, so their words are not counted twice.
 func extractQuotes(s string, ct *claimTokens) string {
-	if !strings.ContainsAny(s, "`\"“「") {
+	if !mayQuote(s) {
 		return s
 	}
 	// Only a quote's first byte can start a span ("“" and "「" start with
 	// 0xE2 and 0xE3); the text between spans is copied a run at a time.
 	var rest strings.Builder
-	rest.Grow(len(s))
 	last := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c != '`' && c != '"' && c != 0xE2 && c != 0xE3 {
@@ -151,6 +154,9 @@ func extractQuotes(s string, ct *claimTokens) string {
 				if span != "" {
 					ct.add(token{text: span, weight: weightQuote, kind: quoteToken})
 				}
+				if last == 0 {
+					rest.Grow(len(s))
+				}
 				rest.WriteString(s[last:i])
 				rest.WriteByte(' ')
 				i += len(open) + j + len(close)
@@ -160,8 +166,24 @@ func extractQuotes(s string, ct *claimTokens) string {
 		}
 		i++
 	}
+	if last == 0 {
+		return s // no span: rest would be s again
+	}
 	rest.WriteString(s[last:])
 	return rest.String()
+}
+
+// mayQuote: s holds the first byte of some quote (quotePairs' openers
+// "`", "\"", "“" and "「" start with '`', '"', 0xE2 and 0xE3), so
+// extractQuotes must look.
+func mayQuote(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '`', '"', 0xE2, 0xE3:
+			return true
+		}
+	}
+	return false
 }
 
 // maxQuoteBytes: a longer "quote" is more likely an unbalanced mark.
@@ -178,15 +200,24 @@ func quoteAt(s string) (open, close string, ok bool) {
 
 func wordRune(r rune) bool {
 	if r < utf8.RuneSelf {
-		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		return isWordByte(byte(r))
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// isWordByte is wordRune for an ASCII byte.
+func isWordByte(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // wordEnd: a word runs over letters, digits and "_", and over ".", "-",
 // "/", ":" between them ("v1.0", "memory.backend", "kunora-kgent").
 func wordEnd(s string, i int) int {
 	for i < len(s) {
+		if isWordByte(s[i]) {
+			i++ // the usual case, without decoding
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case wordRune(r) && !isCJK(r):
