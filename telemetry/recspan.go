@@ -353,8 +353,15 @@ func dedupe(kvs []attribute.KeyValue, limit int) ([]attribute.KeyValue, int) {
 	// Most spans have no duplicate: find the first attribute to drop or
 	// move before moving anything (a write of a KeyValue costs write
 	// barriers while the GC runs).
-	n := 0
-	for n < len(kvs) && kvs[n].Valid() && (limit < 0 || n < limit) && index(kvs[:n], kvs[n].Key) < 0 {
+	n, seen := 0, uint64(0)
+	for n < len(kvs) && kvs[n].Valid() && (limit < 0 || n < limit) {
+		// A key whose hash bit is new is not a duplicate: most keys
+		// skip the comparisons with the keys before them.
+		bit := keyBit(kvs[n].Key)
+		if seen&bit != 0 && index(kvs[:n], kvs[n].Key) >= 0 {
+			break
+		}
+		seen |= bit
 		n++
 	}
 	if n == len(kvs) {
@@ -379,6 +386,13 @@ func dedupe(kvs []attribute.KeyValue, limit int) ([]attribute.KeyValue, int) {
 	}
 	clear(kvs[n:])
 	return kvs[:n], dropped
+}
+
+// keyBit is one of 64 bits chosen by a cheap hash of k (its length and
+// two of its bytes; Valid keys are not empty).
+func keyBit(k attribute.Key) uint64 {
+	n := len(k)
+	return 1 << ((uint(n)*7 + uint(k[n-1])*3 + uint(k[n/2])) & 63)
 }
 
 // index is the position of key in kvs, or -1.
