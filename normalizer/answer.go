@@ -142,7 +142,7 @@ type grounded struct {
 func ground(text string, chunks []ragflow.Chunk, inScope []bool, o AnswerOptions) grounded {
 	text = dropSentinels(text)
 	pieces := splitAnswer(text)
-	v := newVerifier(text, chunks, inScope, o)
+	v := newVerifier(text, chunks, inScope, nil, o)
 	verdicts := v.verify(pieces)
 	gr := grounded{g: measureGrounding(pieces, verdicts), texts: v.texts}
 	if withheld(gr.g, o) != "" {
@@ -243,7 +243,9 @@ func surelyLongerThanEmpties(text string, empties []string) bool {
 			continue
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if depth == 0 && !skipRun && unicode.IsLetter(r) {
-				letters++
+				if letters++; letters > most {
+					return true // the count only grows
+				}
 			}
 			continue
 		}

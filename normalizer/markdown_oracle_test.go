@@ -44,7 +44,8 @@ func FuzzMarkdownScans(f *testing.F) {
 
 // FuzzLowerText holds lowerText to strings.ToLower.
 func FuzzLowerText(f *testing.F) {
-	for _, s := range []string{"Agent Memory — Redis", "ÉCOLE", "plain", "", "a\xffB", "İstanbul", "ΣΑΣ", "K Kelvin", "\uFFFD"} {
+	for _, s := range []string{"Agent Memory — Redis", "ÉCOLE", "plain", "", "a\xffB", "İstanbul", "ΣΑΣ", "K Kelvin", "\uFFFD",
+		"é the quick brown fox jumps over the lazy dog@[`{ AZ", "—abcdefgh@ABCDEFGZ[\x7f\x00abcdefgé", "é" + strings.Repeat("abcdefg", 5) + "Q"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

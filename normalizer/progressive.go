@@ -22,16 +22,17 @@ type Progressive struct {
 	chunks  []ragflow.Chunk
 	inScope []bool
 	o       AnswerOptions
-	settled int    // claims that were complete at the last look
-	shown   string // the verified text handed out so far
-	cited   int    // citations handed out so far
-	off     bool   // the rendering stopped extending what was shown
+	settled int        // claims that were complete at the last look
+	shown   string     // the verified text handed out so far
+	cited   int        // citations handed out so far
+	off     bool       // the rendering stopped extending what was shown
+	texts   chunkTexts // the chunk texts read so far: each Advance verifies again
 }
 
 // NewProgressive verifies a generation from chunks (the prompt's blocks)
 // inside eff, with the options the final Answer will use.
 func NewProgressive(chunks []ragflow.Chunk, eff protocol.Scope, o AnswerOptions) *Progressive {
-	p := &Progressive{chunks: chunks, inScope: make([]bool, len(chunks)), o: o.withDefaults()}
+	p := &Progressive{chunks: chunks, inScope: make([]bool, len(chunks)), o: o.withDefaults(), texts: make(chunkTexts, len(chunks))}
 	for i := range chunks {
 		p.inScope[i] = ragChunkInScope(&chunks[i], eff)
 	}
@@ -52,7 +53,7 @@ func (p *Progressive) Advance(text string) (delta string, citations []protocol.C
 		return "", nil
 	}
 	p.settled = n
-	verdicts := newVerifier(text, p.chunks, p.inScope, p.o).verify(pieces)
+	verdicts := newVerifier(text, p.chunks, p.inScope, p.texts, p.o).verify(pieces)
 	if withheld(measureGrounding(pieces, verdicts), p.o) != "" || isEmptyResponse(text, p.o.EmptyResponses) {
 		return "", nil // a no-answer so far: show nothing yet
 	}

@@ -1,6 +1,7 @@
 package normalizer
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -373,9 +374,10 @@ func newChunkText(content string) chunkText {
 // its sentences cite, and CheckCoverage reads the cited ones again.
 type chunkTexts []*chunkText
 
-// of is chunk n's text (content), read once.
+// of is chunk n's text (content), read once (again if the content is
+// another).
 func (ts chunkTexts) of(n int, content string) *chunkText {
-	if ts[n] == nil {
+	if ts[n] == nil || ts[n].raw != content {
 		t := newChunkText(content)
 		ts[n] = &t
 	}
@@ -405,10 +407,7 @@ func lowerText(s string) (lower string, cjk bool) {
 			b.WriteByte(c + 'a' - 'A')
 			i++
 		case c < utf8.RuneSelf:
-			j := i + 1
-			for j < len(s) && s[j] < utf8.RuneSelf && (s[j] < 'A' || s[j] > 'Z') {
-				j++
-			}
+			j := plainASCIIEnd(s, i+1)
 			b.WriteString(s[i:j])
 			i = j
 		default:
@@ -419,6 +418,28 @@ func lowerText(s string) (lower string, cjk bool) {
 		}
 	}
 	return b.String(), cjk
+}
+
+// plainASCIIEnd is the end of the run from s[i] of ASCII bytes that are
+// not capitals (what lowerText copies as it is), eight bytes at a time:
+// with no high bit set, adding 0x3f sets a byte's high bit from 'A' up
+// and adding 0x25 from past 'Z', without a carry into the next byte.
+func plainASCIIEnd(s string, i int) int {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&msb != 0 {
+			break // a non-ASCII byte in these eight: the byte loop finds it
+		}
+		if capitals := (x + 0x3f*lsb) &^ (x + 0x25*lsb) & msb; capitals != 0 {
+			return i + bits.TrailingZeros64(capitals)/8
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	return i
 }
 
 // scoreAbove is the share of the sentence's weight found in the chunk. A

@@ -25,9 +25,14 @@ type verifier struct {
 	texts     chunkTexts
 }
 
-func newVerifier(text string, chunks []ragflow.Chunk, inScope []bool, o AnswerOptions) *verifier {
+// newVerifier checks text against chunks; texts are the chunk texts read
+// so far (nil: none), which it reads on and shares.
+func newVerifier(text string, chunks []ragflow.Chunk, inScope []bool, texts chunkTexts, o AnswerOptions) *verifier {
+	if texts == nil {
+		texts = make(chunkTexts, len(chunks))
+	}
 	return &verifier{text: text, chunks: chunks, inScope: inScope, threshold: o.SupportThreshold,
-		gateCites: !o.RequireCitations, texts: make(chunkTexts, len(chunks))}
+		gateCites: !o.RequireCitations, texts: texts}
 }
 
 // verify decides every piece. A claim is kept when a chunk it cites (a
