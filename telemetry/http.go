@@ -28,7 +28,7 @@ func (p *Provider) StartServer(ctx context.Context, header http.Header, name str
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		ctx = p.prop.Extract(ctx, inHeader(header))
 	}
-	s := p.tracer.begin(ctx, name, trace.SpanKindServer, nil)
+	s := p.tracer.begin(ctx, name, trace.SpanKindServer, nil, len(attrs))
 	ctx = trace.ContextWithSpan(ctx, s)
 	rs, ok := s.(*recSpan)
 	if !ok { // the sampler dropped it: no stage or backend span either

@@ -91,7 +91,7 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 			p.children.Add(1)
 		}
 	}
-	s := t.begin(parentCtx, name, cfg.SpanKind(), cfg.Links())
+	s := t.begin(parentCtx, name, cfg.SpanKind(), cfg.Links(), len(cfg.Attributes()))
 	if r, ok := s.(*recSpan); ok {
 		if ts := cfg.Timestamp(); !ts.IsZero() {
 			r.start = ts
@@ -103,10 +103,11 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 
 // begin makes a span under the span context in ctx: the parent's trace,
 // or a new one, and a new span id, both random (math/rand/v2); the
-// sampler decides whether it records (*recSpan) or not (unsampled).
+// sampler decides whether it records (*recSpan, with room for attrs
+// attributes and two more) or not (unsampled).
 // The sampler sees no attributes: the SDK's samplers, the only ones the
 // gate builds, read the parent and the trace id alone.
-func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, links []trace.Link) trace.Span {
+func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, links []trace.Link, attrs int) trace.Span {
 	psc := trace.SpanContextFromContext(ctx)
 	scc := trace.SpanContextConfig{TraceID: psc.TraceID(), SpanID: newSpanID()}
 	if !scc.TraceID.IsValid() {
@@ -124,7 +125,7 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 	if res.Decision == sdktrace.Drop {
 		return &unsampled{sc: sc, r: t.r}
 	}
-	s := newRecSpan(kind)
+	s := newRecSpan(kind, attrs+len(res.Attributes)+2)
 	s.tracer, s.sc, s.kind, s.name = t, sc, uint8(trace.ValidateSpanKind(kind)), name
 	if psc.IsValid() {
 		s.parentID, s.parentFlags, s.parentRemote = psc.SpanID(), psc.TraceFlags(), psc.IsRemote()

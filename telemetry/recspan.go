@@ -18,7 +18,7 @@ import (
 )
 
 // recSpan is a span the recorder records: one struct, allocated with an
-// inline buffer for its attributes (clientRecSpan, serverRecSpan) that a
+// inline buffer for its attributes (smallRecSpan...) that a
 // span grows out of only past its size. Duplicate keys and the count
 // limit are dealt with when it is exported (finish), or when a span
 // collects more than twice the limit. It may be used from several
@@ -66,34 +66,49 @@ type spanMore struct {
 	droppedEvents, droppedLinks int
 }
 
-// The inline buffers: a client span (a backend call) sets up to a dozen
-// attributes, a call's server span about twenty (docs/operators.md,
-// Tracing, lists them).
+// The inline buffers, in three sizes: a span's buffer holds the
+// attributes it starts with and two more (the response status, an error
+// type) in the smallest that fits; a server span, a call's, always has
+// the largest (a call sets about twenty: docs/operators.md, Tracing). The
+// sizes put the struct in the allocator's 640, 1024 and 1792-byte
+// classes. A span that sets more grows out of its buffer.
 const (
-	clientAttrCap = 12
-	serverAttrCap = 24
+	smallAttrs  = 6  // a retrieval's or a backend request's span
+	mediumAttrs = 12 // a model call's
+	largeAttrs  = 24 // a call's
 )
 
-type clientRecSpan struct {
+type smallRecSpan struct {
 	recSpan
-	buf [clientAttrCap]attribute.KeyValue
+	buf [smallAttrs]attribute.KeyValue
 }
 
-type serverRecSpan struct {
+type mediumRecSpan struct {
 	recSpan
-	buf [serverAttrCap]attribute.KeyValue
+	buf [mediumAttrs]attribute.KeyValue
 }
 
-// newRecSpan allocates a span with the buffer its kind needs.
-func newRecSpan(kind trace.SpanKind) *recSpan {
-	if kind == trace.SpanKindServer {
-		s := new(serverRecSpan)
+type largeRecSpan struct {
+	recSpan
+	buf [largeAttrs]attribute.KeyValue
+}
+
+// newRecSpan allocates a span with a buffer for attrs attributes.
+func newRecSpan(kind trace.SpanKind, attrs int) *recSpan {
+	switch {
+	case kind == trace.SpanKindServer || attrs > mediumAttrs:
+		s := new(largeRecSpan)
+		s.attrs = s.buf[:0]
+		return &s.recSpan
+	case attrs > smallAttrs:
+		s := new(mediumRecSpan)
+		s.attrs = s.buf[:0]
+		return &s.recSpan
+	default:
+		s := new(smallRecSpan)
 		s.attrs = s.buf[:0]
 		return &s.recSpan
 	}
-	s := new(clientRecSpan)
-	s.attrs = s.buf[:0]
-	return &s.recSpan
 }
 
 // add copies kv into the span (kv does not escape); nothing after End.
