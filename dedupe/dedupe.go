@@ -42,7 +42,9 @@ const keyVersion = "wikigate-dedupe-v1"
 func Key(eventType, question string, s protocol.Scope, citationPaths []string) string {
 	var buf [512]byte
 	sum := sha256.Sum256(appendKeyInput(buf[:0], eventType, question, s, citationPaths))
-	return hex.EncodeToString(sum[:])
+	var key [2 * sha256.Size]byte
+	hex.Encode(key[:], sum[:])
+	return string(key[:])
 }
 
 func appendKeyInput(b []byte, eventType, question string, s protocol.Scope, citationPaths []string) []byte {

@@ -39,7 +39,7 @@ func init() {
 // less one-letter words ("I") and the question's own framing words.
 func questionTokens(question string) claimTokens {
 	ct := tokenizeClaim(question)
-	var out claimTokens
+	out := claimTokens{tokens: make([]token, 0, len(ct.tokens))}
 	for _, t := range ct.tokens {
 		if len([]rune(t.text)) < 2 || (t.kind == wordToken && questionWords[t.text]) {
 			continue
@@ -130,7 +130,7 @@ func citedTexts(chunks []ragflow.Chunk, cites []protocol.Citation, read *chunkTe
 // content there, else read now.
 func readText(read *chunkTexts, i int, content string) *chunkText {
 	if read != nil && i < len(*read) {
-		if t := (*read)[i]; t != nil && t.raw == content {
+		if t := &(*read)[i]; t.read && t.raw == content {
 			return t
 		}
 	}

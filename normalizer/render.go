@@ -99,6 +99,7 @@ type renderer struct {
 
 func renderAnswer(text string, pieces []piece, verdicts []verdict, chunks []ragflow.Chunk, ref refs) string {
 	r := &renderer{text: text, chunks: chunks, ref: ref}
+	r.b.Grow(len(text) + 8*len(ref)) // the text, less markers, plus references
 	for i, p := range pieces {
 		switch {
 		case p.kind == gapPiece:

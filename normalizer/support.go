@@ -362,26 +362,27 @@ func stem(w string) string {
 type chunkText struct {
 	raw, lower string
 	cjk        bool // holds CJK text
+	read       bool // set: an unset chunkText in chunkTexts is not read yet
 }
 
 func newChunkText(content string) chunkText {
 	lower, cjk := lowerText(content)
-	return chunkText{raw: content, lower: lower, cjk: cjk}
+	return chunkText{raw: content, lower: lower, cjk: cjk, read: true}
 }
 
 // chunkTexts are the chunks of a prompt as scoring read them, by block
-// number: nil for one not read. An answer's grounding reads the chunks
-// its sentences cite, and CheckCoverage reads the cited ones again.
-type chunkTexts []*chunkText
+// number (one allocation for all; an unread one has read false). An
+// answer's grounding reads the chunks its sentences cite, and
+// CheckCoverage reads the cited ones again.
+type chunkTexts []chunkText
 
 // of is chunk n's text (content), read once (again if the content is
 // another).
 func (ts chunkTexts) of(n int, content string) *chunkText {
-	if ts[n] == nil || ts[n].raw != content {
-		t := newChunkText(content)
-		ts[n] = &t
+	if t := &ts[n]; !t.read || t.raw != content {
+		*t = newChunkText(content)
 	}
-	return ts[n]
+	return &ts[n]
 }
 
 // lowerText is strings.ToLower(s) (invalid UTF-8 becomes U+FFFD as there),
