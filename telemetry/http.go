@@ -2,9 +2,11 @@ package telemetry
 
 import (
 	"context"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"strconv"
+	"unsafe"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
@@ -69,12 +71,11 @@ func HTTPServerAttrs(r *http.Request, route string) []attribute.KeyValue {
 // span (HTTP semantic conventions: method, server address and port, path,
 // status). A request under no recording span goes to base untouched.
 func Transport(base http.RoundTripper) http.RoundTripper {
-	return &transport{base: base, prop: propagation.TraceContext{}}
+	return &transport{base: base}
 }
 
 type transport struct {
 	base http.RoundTripper
-	prop propagation.TextMapPropagator
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -86,8 +87,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.underClient(req, Span{s: parent})
 	}
 	ctx, span := Start(req.Context(), req.Method, trace.SpanKindClient, clientAttrs(req)...)
-	req = withOwnHeader(ctx, req)
-	t.prop.Inject(ctx, outHeader(req.Header))
+	req = withTraceContext(req.WithContext(ctx), trace.SpanContextFromContext(ctx))
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		span.Fail(err, "transport")
@@ -105,8 +105,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // underClient sends req under the client span that stands for it; the
 // span's owner ends it.
 func (t *transport) underClient(req *http.Request, span Span) (*http.Response, error) {
-	req = withOwnHeader(req.Context(), req)
-	t.prop.Inject(req.Context(), outHeader(req.Header))
+	req = withTraceContext(req, span.s.SpanContext())
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
 		span.Set(attribute.Int("http.response.status_code", resp.StatusCode))
@@ -114,40 +113,49 @@ func (t *transport) underClient(req *http.Request, span Span) (*http.Response, e
 	return resp, err
 }
 
-// withOwnHeader is req under ctx with a header map of its own, so that
-// adding traceparent leaves the caller's request as it was (a
-// RoundTripper must not modify it). The values are shared, not copied:
-// only new keys are written. Cheaper than req.Clone, which copies every
-// value, the URL and the trailer.
-func withOwnHeader(ctx context.Context, req *http.Request) *http.Request {
+// tracedRequest is a backend request as sent: a shallow copy of the
+// caller's (a RoundTripper must not modify the request it is given) with
+// a header map of its own, and the storage of its traceparent value, in
+// one allocation.
+type tracedRequest struct {
+	req   http.Request
+	value [1]string
+	buf   [55]byte
+}
+
+// withTraceContext is a copy of req carrying sc as its W3C traceparent
+// (and tracestate), as propagation.TraceContext writes them (version 00,
+// the sampled and random flags). The header values are shared with req's,
+// not copied: only the trace context's keys are written. Cheaper than
+// req.Clone, which copies every value, the URL and the trailer, and than
+// the propagator, whose value and the value's slice are an allocation
+// each.
+func withTraceContext(req *http.Request, sc trace.SpanContext) *http.Request {
+	t := new(tracedRequest)
+	t.req = *req // as req.WithContext copies it, keeping its context
 	h := make(http.Header, len(req.Header)+2)
 	for k, v := range req.Header {
 		h[k] = v
 	}
-	out := req.WithContext(ctx)
-	out.Header = h
-	return out
-}
-
-// outHeader is the carrier a backend request's trace context is written
-// to: http.Header with the two W3C names already in canonical form, as
-// propagation.HeaderCarrier would canonicalize them (an allocation each).
-type outHeader http.Header
-
-func (h outHeader) Set(key, value string) {
-	switch key {
-	case "traceparent":
-		h["Traceparent"] = []string{value}
-	case "tracestate":
-		h["Tracestate"] = []string{value}
-	default:
-		http.Header(h).Set(key, value)
+	t.req.Header = h
+	if !sc.IsValid() {
+		return &t.req
 	}
+	tid, sid := sc.TraceID(), sc.SpanID()
+	b := append(t.buf[:0], "00-"...)
+	b = hex.AppendEncode(b, tid[:])
+	b = append(b, '-')
+	b = hex.AppendEncode(b, sid[:])
+	b = append(b, '-')
+	hex.AppendEncode(b, []byte{byte(sc.TraceFlags() & (trace.FlagsSampled | trace.FlagsRandom))})
+	// The value is the buffer beside it, written once, here.
+	t.value[0] = unsafe.String(&t.buf[0], len(t.buf))
+	h["Traceparent"] = t.value[:]
+	if ts := sc.TraceState(); ts.Len() > 0 {
+		h["Tracestate"] = []string{ts.String()}
+	}
+	return &t.req
 }
-
-func (h outHeader) Get(key string) string { return http.Header(h).Get(key) }
-
-func (h outHeader) Keys() []string { return propagation.HeaderCarrier(h).Keys() }
 
 // inHeader is the carrier a caller's trace context is read from: the two
 // W3C names are looked up in the canonical form an http.Server stores
