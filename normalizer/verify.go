@@ -23,6 +23,11 @@ type verifier struct {
 	threshold float64
 	gateCites bool // requireCitations:false: the gate may cite on the model's behalf
 	texts     chunkTexts
+	// supports and scores hold every verdict's chunks and scores, each
+	// verdict a capped run of them: two allocations an answer, not two a
+	// sentence.
+	supports []int
+	scores   []float64
 }
 
 // newVerifier checks text against chunks; texts are the chunk texts read
@@ -43,6 +48,13 @@ func newVerifier(text string, chunks []ragflow.Chunk, inScope []bool, texts chun
 // is. Markers to chunks that do not support their claim are dropped.
 func (v *verifier) verify(pieces []piece) []verdict {
 	out := make([]verdict, len(pieces))
+	blocks := 0
+	for _, p := range pieces {
+		for _, m := range p.markers {
+			blocks += len(m.Blocks)
+		}
+	}
+	v.supports, v.scores = make([]int, 0, blocks), make([]float64, 0, blocks)
 	var intro []int
 	for i, p := range pieces {
 		if p.kind != claimPiece && p.kind != codePiece {
@@ -65,10 +77,14 @@ func (v *verifier) verify(pieces []piece) []verdict {
 
 func (v *verifier) check(ct claimTokens, cited []int, mayInfer bool) verdict {
 	var vd verdict
+	start := len(v.supports)
 	for _, n := range cited {
 		if s := ct.scoreAbove(v.chunkText(n), v.threshold); s >= v.threshold {
-			vd.chunks, vd.scores = append(vd.chunks, n), append(vd.scores, s)
+			v.supports, v.scores = append(v.supports, n), append(v.scores, s)
 		}
+	}
+	if end := len(v.supports); end > start { // capped: later appends never show here
+		vd.chunks, vd.scores = v.supports[start:end:end], v.scores[start:end:end]
 	}
 	if len(vd.chunks) == 0 && mayInfer && ct.total > 0 {
 		if n, s := v.best(ct); n >= 0 && s >= v.threshold {
