@@ -3,8 +3,10 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -494,5 +496,44 @@ func TestUnderCaddysTracing(t *testing.T) {
 	}
 	if attr(c.Attributes, "wikigate.result").AsString() != "answered" || attr(c.Attributes, "http.route").AsString() != "/agent/tools/ask" {
 		t.Errorf("call attributes %v", c.Attributes)
+	}
+}
+
+// TestDedupeMatchesAMap holds dedupe (the in-place scan with its hash
+// bits, and the map past dedupeScan) to the plain rule: the first limit
+// distinct valid keys in the order first set, each with its last value.
+func TestDedupeMatchesAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []string{"a", "b", "wikigate.decision.allow", "wikigate.tool_gate.allow", "http.route", "x.y", "", "k1", "k2", "k10"}
+	for round := range 3000 {
+		n := rng.IntN(70)
+		kvs := make([]attribute.KeyValue, n)
+		for i := range kvs {
+			kvs[i] = attribute.Int(keys[rng.IntN(len(keys))], i)
+		}
+		limit := rng.IntN(12) - 1
+		var want []attribute.KeyValue
+		at := map[attribute.Key]int{}
+		wantDropped := 0
+		for _, kv := range kvs {
+			switch i, ok := at[kv.Key]; {
+			case !kv.Valid():
+				wantDropped++
+			case ok:
+				want[i].Value = kv.Value
+			case limit >= 0 && len(want) >= limit:
+				wantDropped++
+			default:
+				at[kv.Key] = len(want)
+				want = append(want, kv)
+			}
+		}
+		got, dropped := dedupe(slices.Clone(kvs), limit)
+		if len(got) == 0 && len(want) == 0 {
+			got, want = nil, nil
+		}
+		if !reflect.DeepEqual(got, want) || dropped != wantDropped {
+			t.Fatalf("round %d, limit %d, %v:\ngot  %v (%d dropped)\nwant %v (%d dropped)", round, limit, kvs, got, dropped, want, wantDropped)
+		}
 	}
 }

@@ -389,12 +389,17 @@ func dedupe(kvs []attribute.KeyValue, limit int) ([]attribute.KeyValue, int) {
 			dropped++
 			continue
 		}
-		switch i := index(kvs[:n], kv.Key); {
+		i, bit := -1, keyBit(kv.Key)
+		if seen&bit != 0 {
+			i = index(kvs[:n], kv.Key)
+		}
+		switch {
 		case i >= 0:
 			kvs[i].Value = kv.Value
 		case limit >= 0 && n >= limit:
 			dropped++
 		default:
+			seen |= bit
 			kvs[n] = *kv
 			n++
 		}
