@@ -112,3 +112,24 @@ func BenchmarkWireRetrieval(b *testing.B) {
 		return nil
 	})
 }
+
+// BenchmarkFindAllMarkers is the marker scan of bench run C's answer (the
+// development RAGFlow's text for its question), with the bracket forms
+// read by hand (fast) and by the anchored regexps alone (regexp).
+func BenchmarkFindAllMarkers(b *testing.B) {
+	text := "For a walkthrough, see How to configure agent memory [ID:0]. See Agent memory configuration and the " +
+		"step-by-step guide How to configure agent memory [ID:1][ID:0]. Configure it under `memory.redis`; see " +
+		"Using Redis as the agent memory store [ID:2]. The defaults [ID:3, ID:1] keep items[0] for a day [2]."
+	want := len(scanMarkers(true, text, false))
+	for _, fast := range []bool{true, false} {
+		name := map[bool]string{true: "fast", false: "regexp"}[fast]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(scanMarkers(true, text, fast)) != want {
+					b.Fatal("markers")
+				}
+			}
+		})
+	}
+}
