@@ -58,10 +58,14 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// SetRequestID sets the X-Request-Id header of req from its context, when
-// the context carries one.
-func SetRequestID(req *http.Request) {
+// SetCallHeaders sets the headers that tie a backend request to the
+// gate's call, from req's context: X-Request-Id when the context carries
+// the gate's request id, and the W3C trace context when the request is
+// made under a traced backend call's span (telemetry.Inject). The
+// request's builder calls it, on the request it has just made.
+func SetCallHeaders(req *http.Request) {
 	if id := RequestIDFrom(req.Context()); id != "" {
 		req.Header.Set(HeaderRequestID, id)
 	}
+	telemetry.Inject(req)
 }

@@ -180,7 +180,7 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, b
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
-	backend.SetRequestID(req)
+	backend.SetCallHeaders(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, nil, nil, c.scrubbed(transportError(ctx, err), bearer)

@@ -155,7 +155,7 @@ func (c *Client) send(ctx context.Context, method, url string, body any, auth bo
 	if auth {
 		req.Header["Authorization"] = c.authHeader
 	}
-	backend.SetRequestID(req)
+	backend.SetCallHeaders(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		cancel()

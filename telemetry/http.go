@@ -105,7 +105,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // underClient sends req under the client span that stands for it; the
 // span's owner ends it.
 func (t *transport) underClient(req *http.Request, span Span) (*http.Response, error) {
-	req = withTraceContext(req, span.s.SpanContext())
+	if sc := span.s.SpanContext(); !carries(req.Header, sc) {
+		req = withTraceContext(req, sc)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
 		span.Set(attribute.Int("http.response.status_code", resp.StatusCode))
@@ -119,8 +121,7 @@ func (t *transport) underClient(req *http.Request, span Span) (*http.Response, e
 // one allocation.
 type tracedRequest struct {
 	req   http.Request
-	value [1]string
-	buf   [55]byte
+	value traceparentValue
 }
 
 // withTraceContext is a copy of req carrying sc as its W3C traceparent
@@ -138,23 +139,73 @@ func withTraceContext(req *http.Request, sc trace.SpanContext) *http.Request {
 		h[k] = v
 	}
 	t.req.Header = h
-	if !sc.IsValid() {
-		return &t.req
+	if sc.IsValid() {
+		setTraceContext(h, sc, &t.value)
 	}
+	return &t.req
+}
+
+// Inject writes into req's own header the W3C trace context of the
+// client span req's context is under (the retrieval's, the model
+// call's). The request's builder calls it (backend.SetCallHeaders), so
+// Transport can send the request as it is: a RoundTripper may not write
+// the request it is given, and the copy it makes otherwise, a request and
+// a header map, was a sixth of tracing's CPU per ask (bench/README.md,
+// What tracing costs). Under any other span, or none, it writes nothing
+// and Transport does what it did.
+func Inject(req *http.Request) {
+	s := trace.SpanFromContext(req.Context())
+	if !s.IsRecording() || !isClient(s) {
+		return
+	}
+	if sc := s.SpanContext(); sc.IsValid() {
+		setTraceContext(req.Header, sc, new(traceparentValue))
+	}
+}
+
+// traceparentValue is a traceparent header value and its storage, one
+// allocation.
+type traceparentValue struct {
+	value [1]string
+	buf   [55]byte
+}
+
+// setTraceContext writes sc as h's traceparent (and tracestate) into v's
+// storage.
+func setTraceContext(h http.Header, sc trace.SpanContext, v *traceparentValue) {
+	formatTraceparent(&v.buf, sc)
+	// The value is the buffer beside it, written once, here.
+	v.value[0] = unsafe.String(&v.buf[0], len(v.buf))
+	h["Traceparent"] = v.value[:]
+	if ts := sc.TraceState(); ts.Len() > 0 {
+		h["Tracestate"] = []string{ts.String()}
+	}
+}
+
+// formatTraceparent writes sc's traceparent into buf.
+func formatTraceparent(buf *[55]byte, sc trace.SpanContext) {
 	tid, sid := sc.TraceID(), sc.SpanID()
-	b := append(t.buf[:0], "00-"...)
+	b := append(buf[:0], "00-"...)
 	b = hex.AppendEncode(b, tid[:])
 	b = append(b, '-')
 	b = hex.AppendEncode(b, sid[:])
 	b = append(b, '-')
 	hex.AppendEncode(b, []byte{byte(sc.TraceFlags() & (trace.FlagsSampled | trace.FlagsRandom))})
-	// The value is the buffer beside it, written once, here.
-	t.value[0] = unsafe.String(&t.buf[0], len(t.buf))
-	h["Traceparent"] = t.value[:]
-	if ts := sc.TraceState(); ts.Len() > 0 {
-		h["Tracestate"] = []string{ts.String()}
+}
+
+// carries reports whether h already holds sc's trace context, as Inject
+// writes it.
+func carries(h http.Header, sc trace.SpanContext) bool {
+	v := h["Traceparent"]
+	if len(v) != 1 || len(v[0]) != 55 || !sc.IsValid() {
+		return false
 	}
-	return &t.req
+	var want [55]byte
+	formatTraceparent(&want, sc)
+	if string(want[:]) != v[0] {
+		return false
+	}
+	return sc.TraceState().Len() == 0 || len(h["Tracestate"]) == 1
 }
 
 // inHeader is the carrier a caller's trace context is read from: the two

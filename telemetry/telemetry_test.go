@@ -218,3 +218,62 @@ func TestModelCallSpanIsTheBackendRequestsParent(t *testing.T) {
 		t.Error("the model call span lacks the response status")
 	}
 }
+
+// seenRequest is a RoundTripper that keeps the request it was given.
+type seenRequest struct{ req *http.Request }
+
+func (s *seenRequest) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.req = r
+	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody, Request: r}, nil
+}
+
+func TestInjectedRequestGoesAsBuiltWithTheBackendCallsContext(t *testing.T) {
+	p, exp := recorder(t, false)
+	ctx, call := p.StartServer(context.Background(), nil, "POST /agent/tools/ask")
+	rctx, retrieval := StartRetrieval(ctx, []string{"d1"}, 8)
+	base := &seenRequest{}
+	rt := Transport(base)
+
+	req, _ := http.NewRequestWithContext(rctx, http.MethodPost, "http://ragflow.invalid/api/v1/retrieval", http.NoBody)
+	Inject(req)
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if base.req != req {
+		t.Error("a request carrying its span's trace context was copied instead of sent as built")
+	}
+
+	// A traceparent that is not the span's (another call's, a stale one)
+	// is not trusted: the request goes as a copy carrying the span's.
+	stale, _ := http.NewRequestWithContext(rctx, http.MethodPost, "http://ragflow.invalid/api/v1/retrieval", http.NoBody)
+	stale.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	if resp, err = rt.RoundTrip(stale); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if base.req == stale || stale.Header.Get("Traceparent") != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" {
+		t.Error("the caller's request was written to, or sent with a traceparent not its span's")
+	}
+	retrieval.End()
+	call.End()
+	spans := flushed(t, p, exp)
+	want := "00-" + spans[0].SpanContext.TraceID().String() + "-" + spans[0].SpanContext.SpanID().String() + "-01"
+	if spans[0].Name != "retrieval ragflow" || req.Header.Get("Traceparent") != want || base.req.Header.Get("Traceparent") != want {
+		t.Errorf("traceparents %q and %q, want the retrieval's %q", req.Header.Get("Traceparent"), base.req.Header.Get("Traceparent"), want)
+	}
+}
+
+func TestInjectOutsideABackendCallWritesNothing(t *testing.T) {
+	p, _ := recorder(t, false)
+	ctx, call := p.StartServer(context.Background(), nil, "POST /agent/tools/ask")
+	defer call.End()
+	for _, c := range []context.Context{context.Background(), ctx} { // untraced; under the server span
+		req, _ := http.NewRequestWithContext(c, http.MethodPost, "http://ragflow.invalid/", http.NoBody)
+		Inject(req)
+		if len(req.Header) != 0 {
+			t.Errorf("Inject wrote %v outside a backend call's span", req.Header)
+		}
+	}
+}
