@@ -16,7 +16,10 @@ import (
 // only with log_questions, as into audit records.
 func (h *Handler) provisionTracing(ctx context.Context) error {
 	tp, err := telemetry.New(ctx, telemetry.Options{RecordText: h.LogQuestions, OnError: func(err error) {
-		h.logger.Warn("tracing: the OpenTelemetry SDK failed (spans lost, calls unaffected)", zap.Error(err))
+		// An export that failed, spans dropped at a full queue, a sampler
+		// the environment names wrongly: each says what happened, and
+		// none of them touches a call.
+		h.logger.Warn("tracing problem (calls unaffected)", zap.Error(err))
 	}})
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)

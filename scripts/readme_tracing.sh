@@ -19,7 +19,7 @@
 # trust with OTEL_EXPORTER_OTLP_CERTIFICATE (the page names it); when 4318
 # is in use only that line's start is checked, and the script says so.
 # Only OTEL_BSP_SCHEDULE_DELAY=200 (ms) is added to the environment (the
-# SDK reads OTEL_BSP_*, as the page says), so spans arrive within a second
+# gate's span recorder reads OTEL_BSP_*, as the page says), so spans arrive within a second
 # rather than five. Every wait is bounded; the servers stop on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
