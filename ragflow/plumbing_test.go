@@ -2,10 +2,7 @@ package ragflow
 
 import (
 	"mime"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 )
 
@@ -34,16 +31,8 @@ func TestIsEventStreamMatchesParsing(t *testing.T) {
 // case, where the reader sees the body's end and has nothing to drain)
 // also leaves its connection for the next call.
 func TestStreamEndingWithTerminatorReusesConnection(t *testing.T) {
-	var dials atomic.Int32
-	f := httptest.NewUnstartedServer(slowStream(streamEvents(t), 0))
-	f.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			dials.Add(1)
-		}
-	}
-	f.Start()
-	t.Cleanup(f.Close)
-	c := newTestClient(t, f.URL)
+	url, dials := dialCountingServer(t, slowStream(streamEvents(t), 0))
+	c := newTestClient(t, url)
 	for range 5 {
 		comp, err := c.Complete(t.Context(), askMsgs, true)
 		if err != nil {

@@ -128,16 +128,11 @@ func TestRequestIDIsSent(t *testing.T) {
 	}
 }
 
-// A stream read to its terminator leaves its connection for the next
-// call: the client reads the rest of the response (the chunked body's end)
-// instead of closing it early, which made every generation dial anew.
-func TestStreamConnectionIsReused(t *testing.T) {
-	var dials atomic.Int32
-	events := streamEvents(t)
-	f := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		slowStream(events, 0)(w, r)
-		time.Sleep(20 * time.Millisecond) // the response's end comes after the terminator
-	}))
+// dialCountingServer serves h on a test server and counts the connections
+// clients open to it.
+func dialCountingServer(t *testing.T, h http.Handler) (string, *atomic.Int32) {
+	dials := new(atomic.Int32)
+	f := httptest.NewUnstartedServer(h)
 	f.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			dials.Add(1)
@@ -145,7 +140,19 @@ func TestStreamConnectionIsReused(t *testing.T) {
 	}
 	f.Start()
 	t.Cleanup(f.Close)
-	c := newTestClient(t, f.URL)
+	return f.URL, dials
+}
+
+// A stream read to its terminator leaves its connection for the next
+// call: the client reads the rest of the response (the chunked body's end)
+// instead of closing it early, which made every generation dial anew.
+func TestStreamConnectionIsReused(t *testing.T) {
+	events := streamEvents(t)
+	url, dials := dialCountingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slowStream(events, 0)(w, r)
+		time.Sleep(20 * time.Millisecond) // the response's end comes after the terminator
+	}))
+	c := newTestClient(t, url)
 	for range 3 {
 		if _, err := c.Complete(t.Context(), askMsgs, true); err != nil {
 			t.Fatal(err)
