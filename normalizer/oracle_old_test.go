@@ -494,8 +494,6 @@ var oldInScope = InScope
 
 var oldragChunkInScope = ragChunkInScope
 
-const oldcontextMinCutRunes = contextMinCutRunes
-
 // ContextPack builds the get_context body (without Audit) from retrieved
 // chunks: the in-scope ones (InScope), de-duplicated by chunk id, best score
 // first, added while they fit maxTokens (protocol.DefaultContextTokens when
@@ -553,8 +551,6 @@ func oldragContextItem(c *ragflow.Chunk) protocol.ContextItem {
 }
 
 var oldcontextTokens = contextTokens
-
-var oldcontextFixedRunes = contextFixedRunes
 
 var oldcontextCut = contextCut
 
@@ -702,16 +698,6 @@ var oldatxHeading = atxHeading
 
 var oldcustomHeadingID = customHeadingID
 
-var oldisIDByte = isIDByte
-
-var oldleadingSpaces = leadingSpaces
-
-var oldhashRun = hashRun
-
-var oldisBlank = isBlank
-
-var oldisRegexpSpace = isRegexpSpace
-
 // Progressive verifies an answer while it is generated, so a streamed
 // answer (docs/docs-sites.md "Streaming") shows only what Answer would
 // show: sentences verified against the in-scope chunks they cite, with
@@ -791,8 +777,6 @@ func (p *oldProgressive) Finish(res protocol.AnswerResult) string {
 }
 
 var oldcompletePieces = completePieces
-
-var oldstartsSomething = startsSomething
 
 var oldcountClaims = countClaims
 
@@ -991,24 +975,6 @@ func oldinsertRef(s string, k int) string {
 	return body + ref + s[len(body):]
 }
 
-var oldplainTitle = plainTitle
-
-var oldstripMarkup = stripMarkup
-
-var oldtagEnd = tagEnd
-
-var oldrawTextElements = rawTextElements
-
-var oldisNameByte = isNameByte
-
-var oldhasPrefixFold = hasPrefixFold
-
-var oldindexFold = indexFold
-
-var oldopensTag = opensTag
-
-var oldisKept = isKept
-
 type oldpieceKind = pieceKind
 
 const (
@@ -1086,8 +1052,6 @@ func (sp *oldsplitter) block(pos, lineEnd int, line string) (oldpieceKind, int, 
 }
 
 var oldsaysAnything = saysAnything
-
-var oldwordy = wordy
 
 var oldfenceEnd = fenceEnd
 
@@ -1255,10 +1219,6 @@ func oldfinishRefs(s string) string {
 
 var oldstripStrayMarkers = stripStrayMarkers
 
-var oldfencedRanges = fencedRanges
-
-var oldinRanges = inRanges
-
 // Support scoring (docs/protocol.md, "Citations and grounding"): how much of
 // what a sentence says can be found in the chunk it cites, without a model. A
 // sentence becomes weighted tokens; its score against a chunk is the weight
@@ -1341,8 +1301,6 @@ func oldstripLeader(s string) string {
 	}
 	return oldmdLeader.ReplaceAllString(s, "")
 }
-
-var oldquotePairs = quotePairs
 
 // extractQuotes adds the quoted spans of s as quote tokens and returns s
 // without them, so their words are not counted twice.
@@ -1492,8 +1450,6 @@ func oldallUpper(w string) bool {
 	}
 	return letters >= 2
 }
-
-var oldstemSuffixes = stemSuffixes
 
 var oldstem = stem
 

@@ -43,11 +43,11 @@ func TestEndMCPRecordsTheAnswer(t *testing.T) {
 		if s.Status.Code != c.status || s.Status.Description != c.describe {
 			t.Errorf("%s: status %v %q, want %v %q", c.name, s.Status.Code, s.Status.Description, c.status, c.describe)
 		}
-		if got := attr(s.Attributes, "error.type"); got.AsString() != c.errType || (c.errType == "") != (got.Type() == attribute.INVALID) {
-			t.Errorf("%s: error.type %v, want %q", c.name, got.Emit(), c.errType)
+		if got := attr(s.Attributes, "error.type"); got.AsString() != c.errType || (c.errType == "") != (got.Type() == attribute.EMPTY) {
+			t.Errorf("%s: error.type %v, want %q", c.name, got.String(), c.errType)
 		}
-		if got := attr(s.Attributes, "rpc.response.status_code"); got.AsString() != c.rpcCode || (c.rpcCode == "") != (got.Type() == attribute.INVALID) {
-			t.Errorf("%s: rpc.response.status_code %v, want %q", c.name, got.Emit(), c.rpcCode)
+		if got := attr(s.Attributes, "rpc.response.status_code"); got.AsString() != c.rpcCode || (c.rpcCode == "") != (got.Type() == attribute.EMPTY) {
+			t.Errorf("%s: rpc.response.status_code %v, want %q", c.name, got.String(), c.rpcCode)
 		}
 	}
 }
@@ -88,7 +88,7 @@ func TestAToolCallWritesOnItsMCPRequestsSpan(t *testing.T) {
 		}
 	}
 	if s.Status.Code != codes.Error || attr(s.Attributes, "http.response.status_code").AsInt64() != 503 {
-		t.Errorf("status %v, http.response.status_code %v", s.Status, attr(s.Attributes, "http.response.status_code").Emit())
+		t.Errorf("status %v, http.response.status_code %v", s.Status, attr(s.Attributes, "http.response.status_code").String())
 	}
 }
 
@@ -97,7 +97,7 @@ func TestAToolCallWritesOnItsMCPRequestsSpan(t *testing.T) {
 // a tools/call of a known tool is named and attributed as MCPToolCall.
 func TestMCPRequestWithoutAMethod(t *testing.T) {
 	name, attrs := MCPRequest("", "", "", "", "2025-11-25")
-	if name != "" || attr(attrs, "mcp.method.name").Type() != attribute.INVALID || attr(attrs, "mcp.protocol.version").AsString() != "2025-11-25" {
+	if name != "" || attr(attrs, "mcp.method.name").Type() != attribute.EMPTY || attr(attrs, "mcp.protocol.version").AsString() != "2025-11-25" {
 		t.Errorf("name %q attributes %v", name, attrs)
 	}
 	name, attrs = MCPRequest(MethodToolsCall, "search", "", "9", "2026-07-28")

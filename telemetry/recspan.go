@@ -302,7 +302,10 @@ func (s *recSpan) Resource() *resource.Resource     { return s.tracer.r.res }
 
 func (s *recSpan) InstrumentationScope() instrumentation.Scope { return s.tracer.scope }
 
-//nolint:staticcheck // the interface still has it
+// InstrumentationLibrary is the scope under its deprecated name, which
+// sdktrace.ReadOnlySpan still has.
+//
+//lint:ignore SA1019 the interface the exporters take still has this method
 func (s *recSpan) InstrumentationLibrary() instrumentation.Library { return s.tracer.scope }
 
 // Parent is the parent's context: the same trace, its span id and
