@@ -111,10 +111,14 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-// waitFor polls cond for up to 10 seconds; reloads are asynchronous.
+// waitFor polls cond for up to 30 seconds; reloads are asynchronous. The
+// bound is not a speed target: a policy reload compiles the policy, runs
+// the team's Rego tests and checks the Wasm evaluator against topdown,
+// which under -race, beside the policies package's own tests on CI's two
+// cores, once took more than 10 s (TestPolicyLifecycleTestedReload).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if cond() {
 			return
