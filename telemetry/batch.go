@@ -45,8 +45,9 @@ func batchFromEnv(getenv func(string) string) batchConfig {
 // Queueing a span is a lock and an append; the goroutine wakes once a
 // batch, not once a span.
 type batcher struct {
-	exp sdktrace.SpanExporter
-	cfg batchConfig
+	exp   sdktrace.SpanExporter
+	cfg   batchConfig
+	store *attrStore // takes the spans' storage back after their export
 
 	mu      sync.Mutex
 	queue   []*recSpan
@@ -72,8 +73,8 @@ type flushRequest struct {
 	reply chan error
 }
 
-func newBatcher(exp sdktrace.SpanExporter, cfg batchConfig) *batcher {
-	b := &batcher{exp: exp, cfg: cfg, wake: make(chan struct{}, 1), reqs: make(chan flushRequest), done: make(chan struct{})}
+func newBatcher(exp sdktrace.SpanExporter, cfg batchConfig, store *attrStore) *batcher {
+	b := &batcher{exp: exp, cfg: cfg, store: store, wake: make(chan struct{}, 1), reqs: make(chan flushRequest), done: make(chan struct{})}
 	go b.run()
 	return b
 }
@@ -153,6 +154,7 @@ func (b *batcher) export(ctx context.Context, all bool) error {
 		cancel()
 		clear(b.out)
 		b.out = b.out[:0]
+		b.store.put(b.spans) // the exporter is done with them
 		clear(b.spans)
 		b.spans = b.spans[:0]
 	}
@@ -221,6 +223,7 @@ func (b *batcher) shutdown(ctx context.Context) error {
 	if e := b.exp.Shutdown(ctx); err == nil {
 		err = e
 	}
+	b.store.drop()
 	return err
 }
 

@@ -44,6 +44,16 @@ type Options struct {
 	ServiceVersion string
 	// Exporter replaces the exporter the environment names (tests).
 	Exporter sdktrace.SpanExporter
+	// ExportCopies says Exporter keeps nothing it is given once its
+	// ExportSpans returns: no span, and no slice a span's methods
+	// returned (Attributes, Events, Links). The OTLP exporters the
+	// environment names are such (they encode a batch before ExportSpans
+	// returns) and are always taken so. The recorder then reuses an
+	// exported span's attribute storage for a later span (attrStore).
+	// Leave it false for an exporter that keeps spans, as
+	// tracetest.InMemoryExporter does: it would see later spans'
+	// attributes in earlier ones.
+	ExportCopies bool
 	// OnError receives the OpenTelemetry errors, a failed export above
 	// all (and spans dropped on a full queue, a sampler or limit the
 	// environment gets wrong), which otherwise go to Go's log package on
@@ -77,7 +87,7 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	exp := o.Exporter
+	exp, copies := o.Exporter, o.ExportCopies
 	if exp == nil {
 		on, err := wanted(getenv)
 		if err != nil || !on {
@@ -86,6 +96,7 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 		if exp, err = newExporter(ctx, getenv); err != nil {
 			return nil, fmt.Errorf("tracing: %w", err)
 		}
+		copies = true // otlptrace.Exporter transforms the spans inside ExportSpans
 	}
 	res, err := resource.New(ctx, resource.WithFromEnv(), resource.WithTelemetrySDK(),
 		resource.WithAttributes(attribute.String("service.name", serviceName(getenv)), attribute.String("service.version", o.ServiceVersion)))
@@ -95,7 +106,7 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 	if o.OnError != nil {
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(o.OnError))
 	}
-	rec := newRecorder(getenv, exp, res)
+	rec := newRecorder(getenv, exp, copies, res)
 	return &Provider{
 		rec:        rec,
 		tracer:     rec.own,

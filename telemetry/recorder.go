@@ -36,6 +36,7 @@ type spanRecorder struct {
 	res     *resource.Resource
 	own     *tracer // the gate's scope, ScopeName
 	batch   *batcher
+	store   attrStore // the spans' attribute storage
 }
 
 // spanLimits are the specification's span limits (OTEL_SPAN_*_LIMIT); a
@@ -46,14 +47,18 @@ type spanLimits struct {
 
 // newRecorder builds the provider the environment describes: the sampler
 // (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG), the span limits and the
-// batch exporter's settings (OTEL_BSP_*), exporting to exp.
-func newRecorder(getenv func(string) string, exp sdktrace.SpanExporter, res *resource.Resource) *spanRecorder {
+// batch exporter's settings (OTEL_BSP_*), exporting to exp. copies says
+// exp keeps nothing it was given once ExportSpans returns, so that the
+// spans' attribute storage is reused (attrStore).
+func newRecorder(getenv func(string) string, exp sdktrace.SpanExporter, copies bool, res *resource.Resource) *spanRecorder {
+	cfg := batchFromEnv(getenv)
 	r := &spanRecorder{
 		sampler: samplerFromEnv(getenv),
 		limits:  limitsFromEnv(getenv),
 		res:     res,
-		batch:   newBatcher(exp, batchFromEnv(getenv)),
+		store:   attrStore{reuse: copies, max: cfg.maxBatch},
 	}
+	r.batch = newBatcher(exp, cfg, &r.store)
 	r.own = &tracer{r: r, scope: instrumentation.Scope{Name: ScopeName}}
 	return r
 }
@@ -125,8 +130,8 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 	if res.Decision == sdktrace.Drop {
 		return &unsampled{sc: sc, r: t.r}
 	}
-	s := newRecSpan(kind, attrs+len(res.Attributes)+2)
-	s.tracer, s.sc, s.kind, s.name = t, sc, uint8(trace.ValidateSpanKind(kind)), name
+	s := newRecSpan(t, kind, attrs+len(res.Attributes)+2)
+	s.sc, s.name = sc, name
 	if psc.IsValid() {
 		s.parentID, s.parentFlags, s.parentRemote = psc.SpanID(), psc.TraceFlags(), psc.IsRemote()
 	}

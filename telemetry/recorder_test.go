@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,9 @@ import (
 )
 
 // recorderWith is a Provider exporting to memory, with the environment
-// vars (the timed export pushed out of the way unless vars set it).
+// vars (the timed export pushed out of the way unless vars set it). The
+// exporter copies what it keeps (copyingExporter), so these tests run
+// with the spans' storage reused, as with the OTLP exporters.
 func recorderWith(t *testing.T, vars map[string]string) (*Provider, *tracetest.InMemoryExporter) {
 	t.Helper()
 	all := map[string]string{"OTEL_BSP_SCHEDULE_DELAY": "600000"}
@@ -29,12 +32,24 @@ func recorderWith(t *testing.T, vars map[string]string) (*Provider, *tracetest.I
 		all[k] = v
 	}
 	exp := tracetest.NewInMemoryExporter()
-	p, err := New(context.Background(), Options{Exporter: exp, Getenv: env(all)})
+	p, err := New(context.Background(), Options{Exporter: copyingExporter{exp}, ExportCopies: true, Getenv: env(all)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p.Shutdown(context.Background()) })
 	return p, exp
+}
+
+// copyingExporter keeps in memory a copy of each span, its attributes
+// included, made during ExportSpans (tracetest's snapshot shares them).
+type copyingExporter struct{ *tracetest.InMemoryExporter }
+
+func (e copyingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	stubs := tracetest.SpanStubsFromReadOnlySpans(spans)
+	for i := range stubs {
+		stubs[i].Attributes = slices.Clone(stubs[i].Attributes)
+	}
+	return e.InMemoryExporter.ExportSpans(ctx, stubs.Snapshots())
 }
 
 // onErrors collects what reaches the process's OpenTelemetry error
@@ -506,28 +521,9 @@ func TestDedupeMatchesAMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	keys := []string{"a", "b", "wikigate.decision.allow", "wikigate.tool_gate.allow", "http.route", "x.y", "", "k1", "k2", "k10"}
 	for round := range 3000 {
-		n := rng.IntN(70)
-		kvs := make([]attribute.KeyValue, n)
-		for i := range kvs {
-			kvs[i] = attribute.Int(keys[rng.IntN(len(keys))], i)
-		}
+		kvs := randomAttrs(rng, keys, rng.IntN(70))
 		limit := rng.IntN(12) - 1
-		var want []attribute.KeyValue
-		at := map[attribute.Key]int{}
-		wantDropped := 0
-		for _, kv := range kvs {
-			switch i, ok := at[kv.Key]; {
-			case !kv.Valid():
-				wantDropped++
-			case ok:
-				want[i].Value = kv.Value
-			case limit >= 0 && len(want) >= limit:
-				wantDropped++
-			default:
-				at[kv.Key] = len(want)
-				want = append(want, kv)
-			}
-		}
+		want, wantDropped := mapRule(kvs, limit)
 		got, dropped := dedupe(slices.Clone(kvs), limit)
 		if len(got) == 0 && len(want) == 0 {
 			got, want = nil, nil
@@ -536,4 +532,66 @@ func TestDedupeMatchesAMap(t *testing.T) {
 			t.Fatalf("round %d, limit %d, %v:\ngot  %v (%d dropped)\nwant %v (%d dropped)", round, limit, kvs, got, dropped, want, wantDropped)
 		}
 	}
+}
+
+// TestSetMatchesAMap: attributes set on a span in several calls (as they
+// come, and past dedupeScan in bulk) are exported by the map rule, under
+// limits from none to more than dedupeScan.
+func TestSetMatchesAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	keys := []string{"", "wikigate.decision.allow", "wikigate.tool_gate.allow", "wikigate.policy.revision"}
+	for i := range 90 {
+		keys = append(keys, "k"+strconv.Itoa(i))
+	}
+	for _, limit := range []int{-1, 0, 1, 5, 20, 47, 48, 49, 60, 128} {
+		p, exp := recorderWith(t, map[string]string{"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": strconv.Itoa(limit)})
+		for round := range 60 {
+			kvs := randomAttrs(rng, keys[:4+rng.IntN(len(keys)-4)], rng.IntN(300))
+			_, s := p.StartServer(context.Background(), nil, "r"+strconv.Itoa(round), kvs[:min(len(kvs), 3)]...)
+			for rest := kvs[min(len(kvs), 3):]; len(rest) > 0; {
+				n := min(len(rest), 1+rng.IntN(8))
+				s.Set(rest[:n]...)
+				rest = rest[n:]
+			}
+			s.End()
+			got := flushed(t, p, exp)
+			exp.Reset()
+			want, wantDropped := mapRule(kvs, limit)
+			if len(got) != 1 || !slices.Equal(got[0].Attributes, want) || got[0].DroppedAttributes != wantDropped {
+				t.Fatalf("limit %d, %v:\ngot  %v (%d dropped)\nwant %v (%d dropped)", limit, kvs, got[0].Attributes, got[0].DroppedAttributes, want, wantDropped)
+			}
+		}
+	}
+}
+
+// randomAttrs is n attributes, each with one of keys and its index as value.
+func randomAttrs(rng *rand.Rand, keys []string, n int) []attribute.KeyValue {
+	kvs := make([]attribute.KeyValue, n)
+	for i := range kvs {
+		kvs[i] = attribute.Int(keys[rng.IntN(len(keys))], i)
+	}
+	return kvs
+}
+
+// mapRule is the SDK's rule for attributes set in this order, by a map:
+// the first limit distinct valid keys in the order first set (all when
+// limit is negative), each with its last value, and how many dropped.
+func mapRule(kvs []attribute.KeyValue, limit int) ([]attribute.KeyValue, int) {
+	var want []attribute.KeyValue
+	at := map[attribute.Key]int{}
+	dropped := 0
+	for _, kv := range kvs {
+		switch i, ok := at[kv.Key]; {
+		case !kv.Valid():
+			dropped++
+		case ok:
+			want[i].Value = kv.Value
+		case limit >= 0 && len(want) >= limit:
+			dropped++
+		default:
+			at[kv.Key] = len(want)
+			want = append(want, kv)
+		}
+	}
+	return want, dropped
 }

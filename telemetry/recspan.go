@@ -17,14 +17,16 @@ import (
 	"go.opentelemetry.io/otel/trace/embedded"
 )
 
-// recSpan is a span the recorder records: one struct, allocated with an
-// inline buffer for its attributes (smallRecSpan...) that a
-// span grows out of only past its size. Duplicate keys and the count
-// limit are dealt with when it is exported (finish), or when a span
-// collects more than twice the limit. It may be used from several
+// recSpan is a span the recorder records: one struct, and storage for
+// its attributes from the recorder's (attrStore), sized by what it
+// starts with, that a span grows out of only past its size. A key set
+// again and the count limit are dealt with as attributes are set (set).
+// It may be used from several
 // goroutines (a streamed answer ends its model call's span on another),
 // so what changes is under mu; after End nothing changes but what finish
-// does, on the batch goroutine, which reads it without the lock.
+// does, on the batch goroutine, which reads it without the lock, and
+// the storage its attributes were in, taken back after the export
+// (release).
 //
 // An ended span is itself the sdktrace.ReadOnlySpan the exporters take
 // (its methods are below, each a field): a copy for export
@@ -43,6 +45,7 @@ type recSpan struct {
 	dur      time.Duration // from start to end
 	name     string
 	attrs    []attribute.KeyValue
+	seen     uint64       // the keyBit of each key in attrs
 	more     *spanMore    // status description, events and links: rare
 	parentID trace.SpanID // the parent is of the same trace (Parent)
 	dropped  int32        // attributes dropped
@@ -52,6 +55,7 @@ type recSpan struct {
 	kind     uint8       // trace.SpanKind
 	status   uint8       // codes.Code
 	ended    bool
+	many     bool // attributes past dedupeScan: de-duplicated in bulk
 	// The parent's flags and whether it came from another process.
 	parentFlags  trace.TraceFlags
 	parentRemote bool
@@ -66,49 +70,21 @@ type spanMore struct {
 	droppedEvents, droppedLinks int
 }
 
-// The inline buffers, in three sizes: a span's buffer holds the
-// attributes it starts with and two more (the response status, an error
-// type) in the smallest that fits; a server span, a call's, always has
-// the largest (a call sets about twenty: docs/operators.md, Tracing). The
-// sizes put the struct in the allocator's 640, 1024 and 1792-byte
-// classes. A span that sets more grows out of its buffer.
-const (
-	smallAttrs  = 6  // a retrieval's or a backend request's span
-	mediumAttrs = 12 // a model call's
-	largeAttrs  = 24 // a call's
-)
-
-type smallRecSpan struct {
-	recSpan
-	buf [smallAttrs]attribute.KeyValue
+// newRecSpan is a span with storage for attrs attributes (the recorder's:
+// attrStore).
+func newRecSpan(t *tracer, kind trace.SpanKind, attrs int) *recSpan {
+	s := new(recSpan)
+	s.tracer, s.kind = t, uint8(trace.ValidateSpanKind(kind))
+	s.attrs = t.r.store.get(kind == trace.SpanKindServer, attrs)
+	return s
 }
 
-type mediumRecSpan struct {
-	recSpan
-	buf [mediumAttrs]attribute.KeyValue
-}
-
-type largeRecSpan struct {
-	recSpan
-	buf [largeAttrs]attribute.KeyValue
-}
-
-// newRecSpan allocates a span with a buffer for attrs attributes.
-func newRecSpan(kind trace.SpanKind, attrs int) *recSpan {
-	switch {
-	case kind == trace.SpanKindServer || attrs > mediumAttrs:
-		s := new(largeRecSpan)
-		s.attrs = s.buf[:0]
-		return &s.recSpan
-	case attrs > smallAttrs:
-		s := new(mediumRecSpan)
-		s.attrs = s.buf[:0]
-		return &s.recSpan
-	default:
-		s := new(smallRecSpan)
-		s.attrs = s.buf[:0]
-		return &s.recSpan
-	}
+// release gives the span's attribute storage back, after its export
+// (attrStore.put): the span no longer has attributes.
+func (s *recSpan) release() []attribute.KeyValue {
+	buf := s.attrs
+	s.attrs = nil
+	return buf
 }
 
 // add copies kv into the span (kv does not escape); nothing after End.
@@ -118,14 +94,52 @@ func (s *recSpan) add(kv []attribute.KeyValue) {
 	}
 	s.mu.Lock()
 	if !s.ended {
-		s.attrs = append(s.attrs, kv...)
-		if limit := s.tracer.r.limits.attrs; limit >= 0 && len(s.attrs) > max(2*limit, 64) {
+		limit := s.tracer.r.limits.attrs
+		for i := range kv {
+			s.set(&kv[i], limit)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// set keeps kv by the SDK's rule (under mu): a key already kept takes
+// the new value where it is, a new key is appended while the span is
+// under the attribute limit and dropped past it, an invalid one dropped,
+// each drop counted. A span's attributes so stay distinct, and its export
+// has nothing to de-duplicate (moving attributes costs write barriers
+// while the GC runs). A key whose hash bit (keyBit) is new is not a
+// duplicate: most keys skip the comparisons. Past dedupeScan attributes
+// (never the gate's own spans) they are appended as they come and
+// de-duplicated in bulk (dedupe), when there are more than twice the
+// limit and at export.
+func (s *recSpan) set(kv *attribute.KeyValue, limit int) {
+	if s.many || len(s.attrs) >= dedupeScan {
+		s.many = true
+		s.attrs = append(s.attrs, *kv)
+		if limit >= 0 && len(s.attrs) > max(2*limit, 64) {
 			var n int
 			s.attrs, n = dedupe(s.attrs, limit)
 			s.dropped += int32(n)
 		}
+		return
 	}
-	s.mu.Unlock()
+	if !kv.Valid() {
+		s.dropped++
+		return
+	}
+	bit := keyBit(kv.Key)
+	if s.seen&bit != 0 {
+		if i := index(s.attrs, kv.Key); i >= 0 {
+			s.attrs[i].Value = kv.Value
+			return
+		}
+	}
+	if limit >= 0 && len(s.attrs) >= limit {
+		s.dropped++
+		return
+	}
+	s.seen |= bit
+	s.attrs = append(s.attrs, *kv)
 }
 
 // SetAttributes sets attributes; a key set again takes the last value.
@@ -278,12 +292,15 @@ func (s *recSpan) extra() *spanMore {
 }
 
 // finish readies an ended span for export, once, on the batch
-// goroutine: it drops duplicate keys and applies the limits, in place.
+// goroutine: it drops duplicate keys when set did not (many), and cuts
+// long values, in place.
 func (s *recSpan) finish() {
 	lim := s.tracer.r.limits
-	var n int
-	s.attrs, n = dedupe(s.attrs, lim.attrs)
-	s.dropped += int32(n)
+	if s.many {
+		var n int
+		s.attrs, n = dedupe(s.attrs, lim.attrs)
+		s.dropped += int32(n)
+	}
 	if lim.valueLen >= 0 {
 		truncateValues(s.attrs, lim.valueLen)
 	}
@@ -355,8 +372,9 @@ func (s *recSpan) DroppedEvents() int {
 	return s.more.droppedEvents
 }
 
-// dedupeScan is the most attributes dedupe compares pairwise; more
-// (only when a span sets far more than the gate's) go through a map.
+// dedupeScan is the most attributes set de-duplicates as they come and
+// dedupe compares pairwise; more (only when a span sets far more than
+// the gate's) are appended and de-duplicated through a map.
 const dedupeScan = 48
 
 // dedupe keeps in kvs, in place, the first limit distinct valid keys (all
