@@ -65,3 +65,21 @@ die_if_failed() {
 		die "$(printf '%s; ' "${FAILED[@]}")"
 	fi
 }
+
+# same_answer ADDR1 ADDR2 PATH BODY TOKEN PREFIX: one ask through each gate
+# address (PREFIX.1.json, PREFIX.2.json); dies unless both are 200 and the
+# same apart from ids and times. run.sh and askcost.sh check with it that
+# the stand-in RAGFlow's answer (run C) is the development RAGFlow's (D).
+same_answer() {
+	local i addr status
+	i=0
+	for addr in "$1" "$2"; do
+		i=$((i + 1))
+		status=$(curl -s -o "$6.$i.json" -w '%{http_code}' --max-time 30 -X POST -H 'Content-Type: application/json' \
+			-H "Authorization: Bearer $5" -d "$4" "http://$addr$3")
+		[[ $status == 200 ]] || die "ask through $addr: HTTP $status: $(head -c 300 "$6.$i.json")"
+	done
+	local strip='s/"(requestId|sessionId|id|created|createdAt|expiresAt|generatedAt)":("[^"]*"|[0-9.]+)/"\1":_/g'
+	diff <(sed -E "$strip" "$6.1.json") <(sed -E "$strip" "$6.2.json") >"$6.diff" ||
+		die "the answers through $1 and $2 differ beyond ids and times ($6.diff): $(head -c 600 "$6.diff")"
+}

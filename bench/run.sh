@@ -13,7 +13,7 @@
 # the medians reported; default 5), BENCH_MICRO (1 = also run the Go
 # micro-benchmarks, default 1), BENCH_BENCHTIME (go test -benchtime,
 # default 1s), BENCH_PROFILE (1 = after the load runs, profile a run of
-# BENCH_PROFILE_TARGET, B (default), C or M, at BENCH_PROFILE_CONNS
+# BENCH_PROFILE_TARGET, B (default), C, D or M, at BENCH_PROFILE_CONNS
 # connections, default 32, through Caddy's pprof endpoint: CPU and
 # allocations, top entries in bench/out/profile_*.txt; default 0),
 # BENCH_FIRST_DELTA (1 = time the first delta against the result on the
@@ -62,13 +62,15 @@ if [[ $QUICK == 1 ]]; then
 fi
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_REPEATS must be a positive number" >&2; exit 2; }
 [[ $PROFILE_CONNS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_PROFILE_CONNS must be a positive number" >&2; exit 2; }
-[[ $PROFILE_TARGET =~ ^[BCM]$ ]] || { echo "bench: BENCH_PROFILE_TARGET must be B, C or M" >&2; exit 2; }
+[[ $PROFILE_TARGET =~ ^[BCDM]$ ]] || { echo "bench: BENCH_PROFILE_TARGET must be B, C, D or M" >&2; exit 2; }
 [[ $PORT_BASE =~ ^[1-9][0-9]*$ ]] && ((PORT_BASE <= 65400)) || { echo "bench: BENCH_PORT_BASE must be a number up to 65400" >&2; exit 2; }
 [[ $FD_QUESTIONS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_FD_QUESTIONS must be a positive number" >&2; exit 2; }
 ADMIN=127.0.0.1:$((PORT_BASE + 19))
 GATE=127.0.0.1:$((PORT_BASE + 80))
 PROXY=127.0.0.1:$((PORT_BASE + 81))
+GATE_DEV=127.0.0.1:$((PORT_BASE + 82))
 STANDIN=127.0.0.1:$((PORT_BASE + 90))
+RAGFLOW_STANDIN=127.0.0.1:$((PORT_BASE + 91))
 RAGFLOW=127.0.0.1:$((PORT_BASE + 93))
 # The first-delta line's own gate, the tap in front of its RAGFlow, and the
 # paced development RAGFlow (bench/internal/firstdelta).
@@ -121,7 +123,7 @@ HISTORY_ROWS=$(awk '/^## History/ {h = 1; next} /^## / {h = 0} h && /^\| [0-9][0
 # carried over as it is.
 TRACING_SECTION=$(awk '/^### Tracing/ {t = 1} /^## / {t = 0} t' "$ROOT/bench/RESULTS.md" 2>/dev/null || true)
 rm -f "$OUT"/*.log "$OUT"/*.out "$OUT"/*.txt "$OUT"/*.pb.gz
-for addr in $GATE $PROXY $STANDIN $RAGFLOW $ADMIN $FD_GATE $FD_TAP $FD_RAGFLOW; do port_free "$addr"; done
+for addr in $GATE $PROXY $GATE_DEV $STANDIN $RAGFLOW_STANDIN $RAGFLOW $ADMIN $FD_GATE $FD_TAP $FD_RAGFLOW; do port_free "$addr"; done
 
 echo "bench: building"
 # The binary goes to the output folder, not the repository root another
@@ -133,7 +135,8 @@ timeout 300 go build -o "$OUT/standin" ./bench/standin
 # --- the processes --------------------------------------------------------------
 
 export_bench_env
-export BENCH_GATE=$GATE BENCH_PROXY=$PROXY BENCH_FD_GATE=$FD_GATE BENCH_FD_TAP=$FD_TAP
+export BENCH_GATE=$GATE BENCH_GATE_DEV=$GATE_DEV BENCH_PROXY=$PROXY BENCH_FD_GATE=$FD_GATE BENCH_FD_TAP=$FD_TAP
+export BENCH_RAGFLOW_STANDIN=$RAGFLOW_STANDIN
 if [[ $PROFILE == 1 ]]; then export BENCH_ADMIN=$ADMIN; fi
 
 # The team's policy without its rate limits (one agent sends thousands of
@@ -142,6 +145,11 @@ export WIKIGATE_BENCH_POLICY="$OUT/policy"
 go run ./bench/internal/unlimited rego "$WIKIGATE_BENCH_POLICY"
 
 start standin "$OUT/standin" -addr "$STANDIN" -size 4096
+# C's RAGFlow: a stand-in that replays the development RAGFlow's first
+# answers (bench/standin -ragflow-record), as A's Meilisearch is a stand-in;
+# D asks the development RAGFlow itself (README, C against the RAGFlow
+# stand-in).
+start ragstandin "$OUT/standin" -addr "$RAGFLOW_STANDIN" -ragflow-record "http://$RAGFLOW"
 # Each wikigate process has its own data directory: a second `run` on one
 # in use is refused (its lock file), as two gates must not share an admin
 # socket or stores.
@@ -149,7 +157,9 @@ start devbackends env WIKIGATE_DATA_DIR="$OUT/devbackends-data" "$BIN" run --con
 start caddy env WIKIGATE_DATA_DIR="$OUT/caddy-data" "$BIN" run --config bench/Caddyfile --adapter caddyfile
 wait_http "http://$STANDIN/health"
 wait_http "http://$RAGFLOW/"
+wait_http "http://$RAGFLOW_STANDIN/api/v1/system/healthz"
 wait_http "http://$GATE/healthz"
+wait_http "http://$GATE_DEV/healthz"
 wait_http "http://$PROXY/health"
 
 TOKEN=$(timeout 30 "$BIN" token --agent kunora-coding-agent --ttl 1h)
@@ -181,7 +191,11 @@ smoke() { # smoke NAME ADDR PATH BODY [TOKEN] [HEADERS]
 }
 smoke A $PROXY $A_PATH "$A_BODY"
 smoke B $GATE $B_PATH "$B_BODY" "$TOKEN"
-smoke C $GATE $C_PATH "$C_BODY" "$TOKEN"
+# C and D: the same answer through the stand-in RAGFlow (whose first
+# request this is: it records) and through the development RAGFlow, ids
+# and times apart.
+same_answer $GATE $GATE_DEV $C_PATH "$C_BODY" "$TOKEN" "$OUT/smoke_CD"
+cp "$OUT/smoke_CD.1.json" "$OUT/smoke_C.txt"
 smoke M $GATE $M_PATH "$M_BODY" "$TOKEN" "$M_HEADERS"
 B_HITS=$(grep -o '"sourceProject"' "$OUT/smoke_B.txt" | wc -l)
 [[ $B_HITS -eq $STANDIN_HITS ]] || die "B returned $B_HITS hits, the stand-in sent $STANDIN_HITS"
@@ -199,6 +213,12 @@ cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 HWM_RESET=yes
 reset_hwm() { echo 5 >"/proc/$1/clear_refs" 2>/dev/null || HWM_RESET=no; }
 hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
+# backend_ticks: the CPU ticks of the stand-in Meilisearch, the stand-in
+# RAGFlow and the development RAGFlow.
+backend_ticks() { echo "$(cpu_ticks "$standin_PID") $(cpu_ticks "$ragstandin_PID") $(cpu_ticks "$devbackends_PID")"; }
+# switches PID: the voluntary and involuntary context switches of all the
+# process's threads (/proc/PID/status counts its first thread only).
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {v += $2} /^nonvoluntary_ctxt_switches/ {n += $2} END {print v + 0, n + 0}'; }
 
 # wrk_run CONNS DURATION ADDR PATH BODY [TOKEN] [HEADERS]: prints wrk's BENCH line.
 wrk_run() {
@@ -211,11 +231,11 @@ wrk_run() {
 declare -A R # R[run,conns,repeat,metric]; medians in R[run,conns,metric]
 REP=1
 measure() { # measure NAME CONNS ADDR PATH BODY [TOKEN] [HEADERS]: one repeat (REP) of a run
-	local name=$1 conns=$2 before after line
+	local name=$1 conns=$2 before after line sw0 sw1 back0 back1
 	reset_hwm "$caddy_PID"
-	before=$(cpu_ticks "$caddy_PID")
+	before=$(cpu_ticks "$caddy_PID") sw0=$(switches "$caddy_PID") back0=$(backend_ticks)
 	line=$(wrk_run "$conns" "$DURATION" "$3" "$4" "$5" "${6:-}" "${7:-}")
-	after=$(cpu_ticks "$caddy_PID")
+	after=$(cpu_ticks "$caddy_PID") sw1=$(switches "$caddy_PID") back1=$(backend_ticks)
 	[[ -n $line ]] || die "run $name c=$conns produced no summary"
 	local key="$name,$conns,$REP" requests errors
 	requests=$(field requests "$line")
@@ -228,7 +248,13 @@ measure() { # measure NAME CONNS ADDR PATH BODY [TOKEN] [HEADERS]: one repeat (R
 	R[$key,p99]=$(field p99_us "$line")
 	R[$key,cpu]=$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$requests" 'BEGIN {printf "%.1f", n ? t / hz * 1e6 / n : 0}')
 	R[$key,rss]=$(awk -v k="$(hwm_kib "$caddy_PID")" 'BEGIN {printf "%.1f", k / 1024}')
-	echo "bench: $name c=$conns #$REP: ${R[$key,rps]} req/s, p50 ${R[$key,p50]} µs, p99 ${R[$key,p99]} µs, CPU ${R[$key,cpu]} µs/req, RSS ${R[$key,rss]} MiB, non-2xx ${R[$key,non2xx]}, errors $errors"
+	# The backends' CPU a request: the two stand-ins, the development RAGFlow.
+	read -r R[$key,cpu_standin] R[$key,cpu_ragstandin] R[$key,cpu_devragflow] <<<"$(awk -v s0="$back0" -v s1="$back1" -v hz="$TICKS" -v n="$requests" 'BEGIN {
+		split(s0, a, " "); split(s1, b, " "); for (i = 1; i <= 3; i++) printf "%.1f ", n ? (b[i] - a[i]) / hz * 1e6 / n : 0; print ""}')"
+	# The process's CPU use (100 = one core) and its context switches a request.
+	R[$key,use]=$(awk -v t=$((after - before)) -v hz="$TICKS" -v d="$(field duration_us "$line")" 'BEGIN {printf "%.0f", d ? t / hz / (d / 1e6) * 100 : 0}')
+	read -r R[$key,vcs] R[$key,ics] <<<"$(awk -v s0="$sw0" -v s1="$sw1" -v n="$requests" 'BEGIN {split(s0, a, " "); split(s1, b, " "); printf "%.2f %.2f\n", n ? (b[1] - a[1]) / n : 0, n ? (b[2] - a[2]) / n : 0}')"
+	echo "bench: $name c=$conns #$REP: ${R[$key,rps]} req/s, p50 ${R[$key,p50]} µs, p99 ${R[$key,p99]} µs, CPU ${R[$key,cpu]} µs/req (${R[$key,use]}% of a core, ${R[$key,vcs]} / ${R[$key,ics]} context switches/req), RSS ${R[$key,rss]} MiB, non-2xx ${R[$key,non2xx]}, errors $errors"
 	if [[ $requests -eq 0 || $errors -ne 0 || ${R[$key,non2xx]} -ne 0 ]]; then
 		FAILED+=("$name c=$conns #$REP: $requests requests, ${R[$key,non2xx]} non-2xx, $errors errors")
 	fi
@@ -246,6 +272,7 @@ run_target() { # run_target NAME CONNS: warm up, then one measured repeat
 	A) warm $PROXY $A_PATH "$A_BODY" && measure A "$2" $PROXY $A_PATH "$A_BODY" ;;
 	B) warm $GATE $B_PATH "$B_BODY" "$TOKEN" && measure B "$2" $GATE $B_PATH "$B_BODY" "$TOKEN" ;;
 	C) warm $GATE $C_PATH "$C_BODY" "$TOKEN" && measure C "$2" $GATE $C_PATH "$C_BODY" "$TOKEN" ;;
+	D) warm $GATE_DEV $C_PATH "$C_BODY" "$TOKEN" && measure D "$2" $GATE_DEV $C_PATH "$C_BODY" "$TOKEN" ;;
 	M) warm $GATE $M_PATH "$M_BODY" "$TOKEN" "$M_HEADERS" && measure M "$2" $GATE $M_PATH "$M_BODY" "$TOKEN" "$M_HEADERS" ;;
 	esac
 }
@@ -254,19 +281,19 @@ run_target() { # run_target NAME CONNS: warm up, then one measured repeat
 # even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {m = int((NR + 1) / 2); printf "%s", (NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2)}'; }
 
-# Each repeat runs every target: odd repeats in the order A B M C, even
-# ones mirrored (C M B A). The two targets of each difference the budget
+# Each repeat runs every target: odd repeats in the order A B M C D, even
+# ones mirrored (D C M B A). The two targets of each difference the budget
 # reads (B − A, M − B) then always run next to each other, one run apart,
 # and each runs first in half the repeats, so a drift of this shared
 # machine's speed within a repeat leans one way in odd repeats and the
 # other way in even ones instead of always the same way; the report takes
 # each metric's median over repeats and lists the per-repeat ratios.
-TARGETS=(A B M C)
+TARGETS=(A B M C D)
 ORDERS=()
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((REP = 1; REP <= REPEATS; REP++)); do
 	order=("${TARGETS[@]}")
-	if ((REP % 2 == 0)); then order=(C M B A); fi
+	if ((REP % 2 == 0)); then order=(D C M B A); fi
 	ORDERS+=("${order[*]}")
 	for conns in 1 32; do
 		for target in "${order[@]}"; do run_target "$target" "$conns"; done
@@ -291,13 +318,15 @@ for pair in B,A M,B; do
 done
 for run in "${TARGETS[@]}"; do
 	for conns in 1 32; do
-		for metric in rps p50 p99 cpu rss requests; do
+		for metric in rps p50 p99 cpu rss requests use vcs ics cpu_standin cpu_ragstandin cpu_devragflow; do
 			vals=()
 			for ((r = 1; r <= REPEATS; r++)); do vals+=("${R[$run,$conns,$r,$metric]}"); done
 			R[$run,$conns,$metric]=$(median "${vals[@]}")
 		done
 		for metric in rps p50 p99 requests; do R[$run,$conns,$metric]=$(printf '%.0f' "${R[$run,$conns,$metric]}"); done
 		for metric in cpu rss; do R[$run,$conns,$metric]=$(printf '%.1f' "${R[$run,$conns,$metric]}"); done
+		R[$run,$conns,use]=$(printf '%.0f' "${R[$run,$conns,use]}")
+		for metric in vcs ics; do R[$run,$conns,$metric]=$(printf '%.2f' "${R[$run,$conns,$metric]}"); done
 		for metric in errors non2xx; do # every repeat counts
 			total=0
 			for ((r = 1; r <= REPEATS; r++)); do total=$((total + R[$run,$conns,$r,$metric])); done
@@ -305,13 +334,17 @@ for run in "${TARGETS[@]}"; do
 		done
 	done
 done
-# The ask against A, as each difference: the median of the repeats' own
-# ratios, where the two ran in the same repeat.
-vals=()
-for ((r = 1; r <= REPEATS; r++)); do
-	vals+=("$(awk -v c="${R[C,32,$r,cpu]}" -v a="${R[A,32,$r,cpu]}" 'BEGIN {printf "%.3f", c / a}')")
+# The ask against A (C: the stand-in RAGFlow, D: the development RAGFlow),
+# as each difference: the median of the repeats' own ratios, where the two
+# ran in the same repeat.
+for ask in C D; do
+	vals=()
+	for ((r = 1; r <= REPEATS; r++)); do
+		vals+=("$(awk -v c="${R[$ask,32,$r,cpu]}" -v a="${R[A,32,$r,cpu]}" 'BEGIN {printf "%.3f", c / a}')")
+	done
+	R[$ask/A,32]=$(printf '%.2f' "$(median "${vals[@]}")")
+	R[$ask/A,32,range]="$(printf '%s\n' "${vals[@]}" | sort -g | head -1 | xargs printf '%.2f')–$(printf '%s\n' "${vals[@]}" | sort -g | tail -1 | xargs printf '%.2f')"
 done
-R[C/A,32]=$(printf '%.2f' "$(median "${vals[@]}")")
 AUDIT_LINES=$(wc -l <"$OUT/audit.log")
 
 # reload_run NAME [ARGS...]: B's load at 32 connections while the policy is
@@ -335,14 +368,15 @@ reload_run varied -vary 500
 # profile_target: CPU and allocation profiles of the gate during a run of
 # PROFILE_TARGET (B, C or M).
 profile_target() {
-	local secs=${DURATION%s} path body headers=
+	local secs=${DURATION%s} path body headers= addr=$GATE
 	case $PROFILE_TARGET in
 	B) path=$B_PATH body=$B_BODY ;;
 	C) path=$C_PATH body=$C_BODY ;;
+	D) path=$C_PATH body=$C_BODY addr=$GATE_DEV ;;
 	M) path=$M_PATH body=$M_BODY headers=$M_HEADERS ;;
 	esac
 	echo "bench: profiling $PROFILE_TARGET at $PROFILE_CONNS connections for $DURATION"
-	wrk_run "$PROFILE_CONNS" "$((secs + 4))s" $GATE "$path" "$body" "$TOKEN" "$headers" >"$OUT/profile_wrk.txt" &
+	wrk_run "$PROFILE_CONNS" "$((secs + 4))s" "$addr" "$path" "$body" "$TOKEN" "$headers" >"$OUT/profile_wrk.txt" &
 	local wrk_pid=$!
 	sleep 2
 	curl -s --max-time $((secs + 20)) -o "$OUT/cpu.pb.gz" "http://$ADMIN/debug/pprof/profile?seconds=$((secs / 2))"
@@ -502,7 +536,8 @@ per_repeat_rows() {
 			-v b32="${R[B,32,$r,rps]}" -v a32="${R[A,32,$r,rps]}" \
 			-v ba1="${R[B-A,1,$r,cpu]}" -v ba32="${R[B-A,32,$r,cpu]}" \
 			-v mb1="${R[M-B,1,$r,cpu]}" -v mb32="${R[M-B,32,$r,cpu]}" -v c32="${R[C,32,$r,cpu]}" -v ac32="${R[A,32,$r,cpu]}" \
-			'BEGIN {printf "| %d | %s | %.2f | %+.1f / %+.1f | %+.1f / %+.1f | %.1f | %.2f |\n", r, order, b32 / a32, ba1, ba32, mb1, mb32, c32, c32 / ac32}'
+			-v d32="${R[D,32,$r,cpu]}" \
+			'BEGIN {printf "| %d | %s | %.2f | %+.1f / %+.1f | %+.1f / %+.1f | %.1f | %.2f | %.1f | %.2f |\n", r, order, b32 / a32, ba1, ba32, mb1, mb32, c32, c32 / ac32, d32, d32 / ac32}'
 	done
 }
 
@@ -518,7 +553,7 @@ history_table() {
 		cold=$(rat "$(decide_ns 10000 cold)" "$tdallow")
 		cached=$(awk -v c="$(decide_ns 10000 cached)" -v t="$tdallow" 'BEGIN {printf "%.4f", c / t}')
 	fi
-	ask=${R[C/A,32]}
+	ask="${R[C/A,32]} (D ${R[D/A,32]})"
 	machine=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/(R)//g; s/ Processor//; s/^ *//')
 	cat <<MD
 
@@ -535,7 +570,10 @@ in the same run, and A's own CPU per request for scale. Rows up to
 A and topdown figures of their own RESULTS.md; until 2026-11-24 19:35
 topdown was the evaluator, so its uncached ratio is 1.00 by definition
 (the ask then: A's and C's medians, from 2026-11-28 on the median of each
-repeat's C / A). The 2026-11-27 run came on a 2.1 GHz Xeon much slower
+repeat's C / A; in rows without a bracket C asked the development RAGFlow,
+which ran on the same cores; in rows with one C asks the stand-in RAGFlow
+and the bracket is D, the development RAGFlow in the loop as C was before:
+README, C against the RAGFlow stand-in). The 2026-11-27 run came on a 2.1 GHz Xeon much slower
 than the EPYC of the rows before it (A 104 against 72-84 µs a request):
 its microseconds missed every gate line, its ratios moved far less.
 
@@ -569,11 +607,11 @@ $( ((QUICK)) && printf '\n**A quick run (CI): every run once for %s, micro-bench
 - **Date:** $(date -u '+%Y-%m-%d %H:%M UTC'), commit \`$commit\`$( ((dirty)) && echo " with $dirty uncommitted changes in the tree")
 - **Command:** \`$COMMAND\` (from the repository root)
 - **Machine:** $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), $(go version | cut -d' ' -f3); load average at start $LOAD_START. wrk, the stand-in, the development RAGFlow and Caddy all share these cores (and the machine is shared with other work), so absolute numbers are below a dedicated server's; compare runs of the same file.
-- **Runs:** $DURATION each after a $WARMUP warm-up at 32 connections; wrk 1 thread for 1 connection, 2 threads for 32; loopback only. Every run repeated $REPEATS time(s), the targets in the order A B M C in odd repeats and C M B A in even ones ($(printf '%s; ' "${ORDERS[@]}" | sed 's/; $//')); the tables give each metric's median over the repeats (errors and non-2xx: the total), a CPU difference between two targets is the median of that difference within each repeat, and [per repeat](#per-repeat) lists each repeat's ratios and differences.
-- **Bodies:** the stand-in answers every search with $STANDIN_BYTES bytes ($STANDIN_HITS hits in the page schema); B returns all $STANDIN_HITS hits reshaped; C's answer was $C_BYTES bytes.
+- **Runs:** $DURATION each after a $WARMUP warm-up at 32 connections; wrk 1 thread for 1 connection, 2 threads for 32; loopback only. Every run repeated $REPEATS time(s), the targets in the order A B M C D in odd repeats and D C M B A in even ones ($(printf '%s; ' "${ORDERS[@]}" | sed 's/; $//')); the tables give each metric's median over the repeats (errors and non-2xx: the total), a CPU difference between two targets is the median of that difference within each repeat, and [per repeat](#per-repeat) lists each repeat's ratios and differences.
+- **Bodies:** the stand-in answers every search with $STANDIN_BYTES bytes ($STANDIN_HITS hits in the page schema); B returns all $STANDIN_HITS hits reshaped; C's answer was $C_BYTES bytes, the same as D's ids and times apart (checked before the runs).
 - **Logging:** Caddy's own log at WARN to a file; audit records **on**, one JSON line per call to a hash-chained file (\`output wikigate_audit_file bench/out/audit.log\`, written in batches; $AUDIT_LINES lines this run), the way an operator keeps them. No access logs on either site.
 - **Caches:** defaults: verified-token cache and decision cache on (every B call after the first is a hit in both).
-- **Measured process:** the one Caddy serving A (reverse_proxy) and B/C (the gate); the stand-in and the development RAGFlow run in their own processes. CPU is utime+stime from /proc/PID/stat over the run divided by completed requests; peak RSS is VmHWM$( [[ $HWM_RESET == yes ]] && echo ", reset before each run" || echo " over the process lifetime (could not reset it)").
+- **Measured process:** the one Caddy serving A (reverse_proxy) and B, C, D and M (the gate); the stand-in Meilisearch, the stand-in RAGFlow (C's: \`bench/standin -ragflow-record\`, which replays the development RAGFlow's first answer on each route) and the development RAGFlow (D's) run in their own processes. CPU is utime+stime from /proc/PID/stat over the run divided by completed requests; peak RSS is VmHWM$( [[ $HWM_RESET == yes ]] && echo ", reset before each run" || echo " over the process lifetime (could not reset it)").
 
 ## Load runs
 
@@ -581,11 +619,12 @@ $( ((QUICK)) && printf '\n**A quick run (CI): every run once for %s, micro-bench
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 MD
 	local run conns label
-	for run in A B C M; do
+	for run in A B C D M; do
 		case $run in
 		A) label="A: reverse_proxy → stand-in search" ;;
 		B) label="B: gate /agent/tools/search → stand-in" ;;
-		C) label="C: gate /agent/tools/ask → dev RAGFlow" ;;
+		C) label="C: gate /agent/tools/ask → stand-in RAGFlow" ;;
+		D) label="D: C's ask → dev RAGFlow in the loop" ;;
 		M) label="M: gate /mcp tools/call search → stand-in" ;;
 		esac
 		for conns in 1 32; do
@@ -623,12 +662,39 @@ so they are hits from the first request after it.
 
 Each repeat on its own: B / A, the CPU B adds over A and M over B (the
 tables above give the medians of these differences), and the gate's CPU
-per ask (C), also against A's CPU per request in the same repeat. How far apart the repeats are says how much this machine's
+per ask (C, and D with the development RAGFlow in the loop), also against A's CPU per request in the same repeat. How far apart the repeats are says how much this machine's
 noise moves the medians.
 
-| repeat | order | B / A req/s, 32 conns | B − A CPU µs/req, 1 / 32 conns | M − B CPU µs/req, 1 / 32 conns | C CPU µs/req, 32 conns | C / A CPU, 32 conns |
-|---:|---|---:|---:|---:|---:|---:|
+| repeat | order | B / A req/s, 32 conns | B − A CPU µs/req, 1 / 32 conns | M − B CPU µs/req, 1 / 32 conns | C CPU µs/req, 32 conns | C / A CPU, 32 conns | D CPU µs/req, 32 conns | D / A CPU, 32 conns |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|
 $(per_repeat_rows)
+
+## The ask: C against D
+
+C and D are the same ask through the same gate (two sites of one
+configuration) and get the same answer; only the RAGFlow behind them
+differs. A's backend is a stand-in in a process of its own that answers
+from memory, so A measures Caddy and little else on these two cores. D asks
+the development RAGFlow, whose retrieval and generation cost it more CPU
+per ask than the gate spends (the table's last row), on the same two
+cores: the measured process is starved (its CPU use below), idles between
+asks and is woken more often per ask (its voluntary context switches), so
+its CPU per ask holds that contention as well as the gate's work. C asks the
+stand-in RAGFlow (\`bench/standin -ragflow-record\`), which forwarded its
+first retrieval and completion to that development RAGFlow and replays
+those answers since, the completion as an SSE stream one flushed event at
+a time as RAGFlow writes it: C measures the gate the way A measures
+\`reverse_proxy\`, and the budget's ask line reads C. D stays here so that
+the figure with the development RAGFlow in the loop is not lost.
+
+| 32 connections, medians | A | C | D |
+|---|---:|---:|---:|
+| Caddy CPU µs/req | ${R[A,32,cpu]} | ${R[C,32,cpu]} | ${R[D,32,cpu]} |
+| against A (median of the repeats' ratios, range) | 1 | ${R[C/A,32]} (${R[C/A,32,range]}) | ${R[D/A,32]} (${R[D/A,32,range]}) |
+| req/s | ${R[A,32,rps]} | ${R[C,32,rps]} | ${R[D,32,rps]} |
+| the measured process's CPU use, % of one core | ${R[A,32,use]} | ${R[C,32,use]} | ${R[D,32,use]} |
+| its context switches a request, voluntary / involuntary (all threads) | ${R[A,32,vcs]} / ${R[A,32,ics]} | ${R[C,32,vcs]} / ${R[C,32,ics]} | ${R[D,32,vcs]} / ${R[D,32,ics]} |
+| the backend's CPU µs/req, in its own process on the same cores | stand-in ${R[A,32,cpu_standin]} | stand-in RAGFlow ${R[C,32,cpu_ragstandin]} | development RAGFlow ${R[D,32,cpu_devragflow]} |
 
 ## MCP (M) against the HTTP route (B)
 
@@ -667,7 +733,7 @@ its ratio. [README.md](README.md#the-budget) has the reasoning.
 | p50 the gate adds at 1 connection | ≤ 0.23 × A's p50 ($(times 0.23 "${R[A,1,p50]}") µs here; was ≤ 50 µs) | $(rat "$p50d" "${R[A,1,p50]}") × A ($p50d µs) | $(verdict "$(le "$(rat "$p50d" "${R[A,1,p50]}")" 0.23)") |
 | Caddy CPU MCP adds over the HTTP route (M − B), 32 connections | ≤ 0.35 × A's CPU ($(times 0.35 "$a32") µs here; was ≤ 25 µs) | $(rat "$mcpu32" "$a32") × A ($mcpu32 µs) | $(verdict "$(le "$(rat "$mcpu32" "$a32")" 0.35)") |
 | the same at 1 connection ([why it differs](README.md#one-connection-against-32)) | ≤ 0.14 × A's CPU at 1 connection ($(times 0.14 "$a1") µs here; was ≤ 25 µs) | $(rat "$mcpu1" "$a1") × A ($mcpu1 µs) | $(verdict "$(le "$(rat "$mcpu1" "$a1")" 0.14)") |
-| Caddy CPU per ask (C: the gate's own process; the development RAGFlow runs in its own), 32 connections, median of the repeats' C / A | ≤ 3 × A's CPU ($(times 3 "$a32") µs here; was ≤ 400 µs) | ${R[C/A,32]} × A (${R[C,32,cpu]} µs; 1 conn: ${R[C,1,cpu]} µs) | $(verdict "$(le "${R[C/A,32]}" 3)") |
+| Caddy CPU per ask (C: the gate's process, its RAGFlow a stand-in in its own process as A's Meilisearch is; [C against D](#the-ask-c-against-d)), 32 connections, median of the repeats' C / A | ≤ 3 × A's CPU ($(times 3 "$a32") µs here; was ≤ 400 µs) | ${R[C/A,32]} × A (${R[C,32,cpu]} µs; 1 conn: ${R[C,1,cpu]} µs). D, the development RAGFlow on the same cores: ${R[D/A,32]} × A (${R[D,32,cpu]} µs) | $(verdict "$(le "${R[C/A,32]}" 3)") |
 | errors and non-2xx, every run (load, reload, first delta) | 0 | $( ((${#FAILED[@]})) && echo "${#FAILED[@]} failing runs" || echo "0 in all runs") | $(verdict "$(( ${#FAILED[@]} == 0 ))") |
 MD
 	first_delta_rows
