@@ -6,10 +6,10 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -27,11 +27,16 @@ func (p *Provider) StartServer(ctx context.Context, header http.Header, name str
 		}
 		return asCall(ctx, s.s, attrs)
 	}
+	var s trace.Span
 	if !trace.SpanContextFromContext(ctx).IsValid() {
-		ctx = p.prop.Extract(ctx, inHeader(header))
+		if remote := remoteParent(header); remote.IsValid() {
+			ctx, s = p.tracer.beginRemote(ctx, remote, name, len(attrs))
+		}
 	}
-	s := p.tracer.begin(ctx, name, trace.SpanKindServer, nil, len(attrs))
-	ctx = trace.ContextWithSpan(ctx, s)
+	if s == nil { // no remote parent: ctx's span, if any
+		s = p.tracer.begin(ctx, name, trace.SpanKindServer, nil, len(attrs), nil)
+		ctx = trace.ContextWithSpan(ctx, s)
+	}
 	rs, ok := s.(*recSpan)
 	if !ok { // the sampler dropped it: no stage or backend span either
 		return ctx, Span{}
@@ -208,31 +213,66 @@ func carries(h http.Header, sc trace.SpanContext) bool {
 	return sc.TraceState().Len() == 0 || len(h["Tracestate"]) == 1
 }
 
-// inHeader is the carrier a caller's trace context is read from: the two
-// W3C names are looked up in the canonical form an http.Server stores
-// them in, where propagation.HeaderCarrier would canonicalize each name
-// (an allocation each).
-type inHeader http.Header
-
-func (h inHeader) Get(key string) string {
-	var v []string
-	switch key {
-	case "traceparent":
-		v = h["Traceparent"]
-	case "tracestate":
-		v = h["Tracestate"]
-	default:
-		return http.Header(h).Get(key)
+// remoteParent is the span context of the W3C traceparent (and
+// tracestate) in header, read as propagation.TraceContext reads it
+// (TestRemoteParentReadsAsThePropagator holds it to that), or none. The
+// propagator gives it only inside a new context, two allocations
+// (beginRemote makes the span's context itself).
+func remoteParent(header http.Header) trace.SpanContext {
+	tp := header["Traceparent"] // as an http.Server stores it: canonical
+	if len(tp) == 0 {
+		return trace.SpanContext{}
 	}
-	if len(v) == 0 {
-		return ""
+	h := tp[0]
+	var version, flags [1]byte
+	var scc trace.SpanContextConfig
+	if !hexPart(version[:], &h) || version[0] > 254 || !hexPart(scc.TraceID[:], &h) ||
+		!hexPart(scc.SpanID[:], &h) || !hexPart(flags[:], &h) {
+		return trace.SpanContext{}
 	}
-	return v[0]
+	if version[0] == 0 && (h != "" || flags[0] > 3) { // version 00 has no more fields, nor other flags
+		return trace.SpanContext{}
+	}
+	scc.TraceFlags = trace.TraceFlags(flags[0]) & (trace.FlagsSampled | trace.FlagsRandom)
+	if ts := header["Tracestate"]; len(ts) > 0 {
+		scc.TraceState, _ = trace.ParseTraceState(ts[0]) // a bad tracestate is none, the traceparent still counts
+	}
+	scc.Remote = true
+	if sc := trace.NewSpanContext(scc); sc.IsValid() { // no zero id
+		return sc
+	}
+	return trace.SpanContext{}
 }
 
-func (h inHeader) Set(key, value string) { http.Header(h).Set(key, value) }
+// hexPart decodes the field of *h up to the next '-' (which it consumes)
+// into dst: exactly twice len(dst) lower-case hex digits.
+func hexPart(dst []byte, h *string) bool {
+	part, rest, _ := strings.Cut(*h, "-")
+	*h = rest
+	if len(part) != 2*len(dst) {
+		return false
+	}
+	for i := range dst {
+		hi, ok1 := fromHex(part[2*i])
+		lo, ok2 := fromHex(part[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
 
-func (h inHeader) Keys() []string { return propagation.HeaderCarrier(h).Keys() }
+// fromHex is the value of a lower-case hex digit.
+func fromHex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
 
 // isClient reports whether s is a client span (the recorder's spans and
 // the SDK's say).

@@ -96,7 +96,7 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 			p.children.Add(1)
 		}
 	}
-	s := t.begin(parentCtx, name, cfg.SpanKind(), cfg.Links(), len(cfg.Attributes()))
+	s := t.begin(parentCtx, name, cfg.SpanKind(), cfg.Links(), len(cfg.Attributes()), nil)
 	if r, ok := s.(*recSpan); ok {
 		if ts := cfg.Timestamp(); !ts.IsZero() {
 			r.start = ts
@@ -109,10 +109,11 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 // begin makes a span under the span context in ctx: the parent's trace,
 // or a new one, and a new span id, both random (math/rand/v2); the
 // sampler decides whether it records (*recSpan, with room for attrs
-// attributes and two more) or not (unsampled).
+// attributes and two more: s when given, else a new one) or not
+// (unsampled).
 // The sampler sees no attributes: the SDK's samplers, the only ones the
 // gate builds, read the parent and the trace id alone.
-func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, links []trace.Link, attrs int) trace.Span {
+func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, links []trace.Link, attrs int, s *recSpan) trace.Span {
 	psc := trace.SpanContextFromContext(ctx)
 	scc := trace.SpanContextConfig{TraceID: psc.TraceID(), SpanID: newSpanID()}
 	if !scc.TraceID.IsValid() {
@@ -130,13 +131,16 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 	if res.Decision == sdktrace.Drop {
 		return &unsampled{sc: sc, r: t.r}
 	}
-	s := newRecSpan(t, kind, attrs+len(res.Attributes)+2)
+	if s == nil {
+		s = new(recSpan)
+	}
+	s.init(t, kind, attrs+len(res.Attributes)+2)
 	s.sc, s.name = sc, name
 	if psc.IsValid() {
 		s.parentID, s.parentFlags, s.parentRemote = psc.SpanID(), psc.TraceFlags(), psc.IsRemote()
 	}
 	s.start = time.Now()
-	if p, ok := trace.SpanFromContext(ctx).(*recSpan); ok {
+	if p, ok := trace.SpanFromContext(ctx).(*recSpan); ok && p != s {
 		p.children.Add(1)
 	}
 	if len(res.Attributes) > 0 {
@@ -146,6 +150,22 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 		s.AddLink(l)
 	}
 	return s
+}
+
+// beginRemote begins a server span whose parent is remote (sc, read
+// from the caller's traceparent). While the sampler decides, the new
+// span stands for its parent in the context the sampler is given (its
+// SpanContext is the parent's until begin gives it its own), so that
+// context is then the span's: the propagator's context of the remote
+// parent would be two allocations more, used once.
+func (t *tracer) beginRemote(ctx context.Context, sc trace.SpanContext, name string, attrs int) (context.Context, trace.Span) {
+	s := &recSpan{sc: sc}
+	sctx := trace.ContextWithSpan(ctx, s)
+	span := t.begin(sctx, name, trace.SpanKindServer, nil, attrs, s)
+	if span != trace.Span(s) { // dropped: the context must not hold s
+		return trace.ContextWithSpan(ctx, span), span
+	}
+	return sctx, s
 }
 
 // newTraceID is a random, valid (non-zero) trace id.

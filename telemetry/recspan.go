@@ -70,13 +70,11 @@ type spanMore struct {
 	droppedEvents, droppedLinks int
 }
 
-// newRecSpan is a span with storage for attrs attributes (the recorder's:
-// attrStore).
-func newRecSpan(t *tracer, kind trace.SpanKind, attrs int) *recSpan {
-	s := new(recSpan)
+// init readies a new span of t, with storage for attrs attributes (the
+// recorder's: attrStore).
+func (s *recSpan) init(t *tracer, kind trace.SpanKind, attrs int) {
 	s.tracer, s.kind = t, uint8(trace.ValidateSpanKind(kind))
 	s.attrs = t.r.store.get(kind == trace.SpanKindServer, attrs)
-	return s
 }
 
 // release gives the span's attribute storage back, after its export

@@ -33,7 +33,7 @@ func Start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attri
 		return ctx, Span{}
 	}
 	if own, ok := parent.(*recSpan); ok { // the recorder's: no options to build, attrs copied inline
-		s := own.tracer.r.own.begin(ctx, name, kind, nil, len(attrs))
+		s := own.tracer.r.own.begin(ctx, name, kind, nil, len(attrs), nil)
 		ctx = trace.ContextWithSpan(ctx, s)
 		rs, ok := s.(*recSpan)
 		if !ok {
