@@ -40,6 +40,8 @@ type attrStore struct {
 
 	mu   sync.Mutex
 	free [len(attrSizes)][][]attribute.KeyValue
+
+	back [len(attrSizes)][][]attribute.KeyValue // put's, sorted by size (batch goroutine)
 }
 
 // sizeFor is the index in attrSizes of the storage a span starting with
@@ -73,25 +75,32 @@ func (a *attrStore) get(server bool, attrs int) []attribute.KeyValue {
 // put takes back the storage of spans whose export has returned
 // (batch goroutine). Only storage of one of the sizes is kept (a span
 // that grew out of its own has storage the GC collects, or a grown one
-// of the next size); it is cleared first, outside the lock, so that it
-// holds no value of a span gone, and kept up to max of each size.
+// of the next size), up to max of each size. It is cleared first, so
+// that it holds no value of a span gone, and sorted by size outside the
+// lock: a span starting meanwhile waits only for the lists' appends.
 func (a *attrStore) put(spans []*recSpan) {
 	if !a.reuse {
 		return
 	}
 	for _, s := range spans {
-		clear(s.attrs) // past its length it is already zero: dedupe clears what it drops
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, s := range spans {
 		buf := s.release()
+		clear(buf) // past its length it is already zero: set appends, dedupe clears what it drops
 		for i, n := range attrSizes {
-			if cap(buf) == n && len(a.free[i]) < a.max {
-				a.free[i] = append(a.free[i], buf[:0])
+			if cap(buf) == n {
+				a.back[i] = append(a.back[i], buf[:0])
 				break
 			}
 		}
+	}
+	a.mu.Lock()
+	for i, back := range a.back {
+		n := min(len(back), a.max-len(a.free[i]))
+		a.free[i] = append(a.free[i], back[:n]...)
+	}
+	a.mu.Unlock()
+	for i := range a.back {
+		clear(a.back[i])
+		a.back[i] = a.back[i][:0]
 	}
 }
 
