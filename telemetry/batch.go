@@ -47,7 +47,7 @@ func batchFromEnv(getenv func(string) string) batchConfig {
 type batcher struct {
 	exp   sdktrace.SpanExporter
 	cfg   batchConfig
-	store *attrStore // takes the spans' storage back after their export
+	store *spanStore // takes the spans' records back after their export
 
 	mu      sync.Mutex
 	queue   []*recSpan
@@ -73,7 +73,7 @@ type flushRequest struct {
 	reply chan error
 }
 
-func newBatcher(exp sdktrace.SpanExporter, cfg batchConfig, store *attrStore) *batcher {
+func newBatcher(exp sdktrace.SpanExporter, cfg batchConfig, store *spanStore) *batcher {
 	b := &batcher{exp: exp, cfg: cfg, store: store, wake: make(chan struct{}, 1), reqs: make(chan flushRequest), done: make(chan struct{})}
 	go b.run()
 	return b

@@ -9,7 +9,7 @@ import (
 )
 
 // gathered is a span of Caddy's tracing (an SDK span: this gate's own
-// spans are the recorder's, recSpan, which gather their attributes
+// spans are the recorder's, spanRef, which gather their attributes
 // themselves) that gathers the attributes set on it in a buffer and
 // hands them to the SDK at once when it ends. The SDK grows a span's
 // attribute slice on each SetAttributes (and copies a start option's),
@@ -37,10 +37,10 @@ const callAttrs = 20
 // asCall wraps the recording server span s, and puts the wrapper in ctx
 // in its place so that stages and child spans find it. attrs are the
 // span's request attributes: they wait in the buffer with the rest. The
-// recorder's own spans (recSpan) gather their attributes themselves and
+// recorder's own spans (spanRef) gather their attributes themselves and
 // are not wrapped: only a span of Caddy's tracing (the SDK's) is.
 func asCall(ctx context.Context, s trace.Span, attrs []attribute.KeyValue) (context.Context, Span) {
-	if rs, ok := s.(*recSpan); ok {
+	if rs, ok := s.(*spanRef); ok {
 		rs.add(attrs)
 		return ctx, Span{s: rs}
 	}

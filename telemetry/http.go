@@ -35,9 +35,9 @@ func (p *Provider) StartServer(ctx context.Context, header http.Header, name str
 	}
 	if s == nil { // no remote parent: ctx's span, if any
 		s = p.tracer.begin(ctx, name, trace.SpanKindServer, nil, len(attrs), nil)
-		ctx = trace.ContextWithSpan(ctx, s)
+		ctx = contextWith(ctx, s)
 	}
-	rs, ok := s.(*recSpan)
+	rs, ok := s.(*spanRef)
 	if !ok { // the sampler dropped it: no stage or backend span either
 		return ctx, Span{}
 	}
@@ -277,7 +277,7 @@ func fromHex(c byte) (byte, bool) {
 // isClient reports whether s is a client span (the recorder's spans and
 // the SDK's say).
 func isClient(s trace.Span) bool {
-	if r, ok := s.(*recSpan); ok {
+	if r, ok := s.(*spanRef); ok {
 		return r.SpanKind() == trace.SpanKindClient
 	}
 	k, ok := s.(interface{ SpanKind() trace.SpanKind })

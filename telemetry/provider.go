@@ -49,8 +49,8 @@ type Options struct {
 	// returned (Attributes, Events, Links). The OTLP exporters the
 	// environment names are such (they encode a batch before ExportSpans
 	// returns) and are always taken so. The recorder then reuses an
-	// exported span's attribute storage for a later span (attrStore).
-	// Leave it false for an exporter that keeps spans, as
+	// exported span's record and attribute storage for a later span
+	// (spanStore). Leave it false for an exporter that keeps spans, as
 	// tracetest.InMemoryExporter does: it would see later spans'
 	// attributes in earlier ones.
 	ExportCopies bool

@@ -36,7 +36,7 @@ type spanRecorder struct {
 	res     *resource.Resource
 	own     *tracer // the gate's scope, ScopeName
 	batch   *batcher
-	store   attrStore // the spans' attribute storage
+	store   spanStore // the spans' records
 }
 
 // spanLimits are the specification's span limits (OTEL_SPAN_*_LIMIT); a
@@ -49,15 +49,15 @@ type spanLimits struct {
 // (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG), the span limits and the
 // batch exporter's settings (OTEL_BSP_*), exporting to exp. copies says
 // exp keeps nothing it was given once ExportSpans returns, so that the
-// spans' attribute storage is reused (attrStore).
+// spans' records are reused (spanStore).
 func newRecorder(getenv func(string) string, exp sdktrace.SpanExporter, copies bool, res *resource.Resource) *spanRecorder {
 	cfg := batchFromEnv(getenv)
 	r := &spanRecorder{
 		sampler: samplerFromEnv(getenv),
 		limits:  limitsFromEnv(getenv),
 		res:     res,
-		store:   attrStore{reuse: copies, max: cfg.maxBatch},
 	}
+	r.store = spanStore{r: r, reuse: copies, max: cfg.maxBatch}
 	r.batch = newBatcher(exp, cfg, &r.store)
 	r.own = &tracer{r: r, scope: instrumentation.Scope{Name: ScopeName}}
 	return r
@@ -92,28 +92,28 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 	parentCtx := ctx
 	if cfg.NewRoot() { // a child all the same, as the SDK counts it
 		parentCtx = trace.ContextWithSpanContext(ctx, trace.SpanContext{})
-		if p, ok := trace.SpanFromContext(ctx).(*recSpan); ok {
-			p.children.Add(1)
+		if p, ok := trace.SpanFromContext(ctx).(*spanRef); ok {
+			p.addChild()
 		}
 	}
 	s := t.begin(parentCtx, name, cfg.SpanKind(), cfg.Links(), len(cfg.Attributes()), nil)
-	if r, ok := s.(*recSpan); ok {
+	if r, ok := s.(*spanRef); ok {
 		if ts := cfg.Timestamp(); !ts.IsZero() {
-			r.start = ts
+			r.rec.start = ts // not yet shared
 		}
 		r.add(cfg.Attributes())
 	}
-	return trace.ContextWithSpan(ctx, s), s
+	return contextWith(ctx, s), s
 }
 
 // begin makes a span under the span context in ctx: the parent's trace,
 // or a new one, and a new span id, both random (math/rand/v2); the
-// sampler decides whether it records (*recSpan, with room for attrs
-// attributes and two more: s when given, else a new one) or not
+// sampler decides whether it records (a spanRef, ref when given, for a
+// record with room for attrs attributes and two more) or not
 // (unsampled).
 // The sampler sees no attributes: the SDK's samplers, the only ones the
 // gate builds, read the parent and the trace id alone.
-func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, links []trace.Link, attrs int, s *recSpan) trace.Span {
+func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, links []trace.Link, attrs int, ref *spanRef) trace.Span {
 	psc := trace.SpanContextFromContext(ctx)
 	scc := trace.SpanContextConfig{TraceID: psc.TraceID(), SpanID: newSpanID()}
 	if !scc.TraceID.IsValid() {
@@ -131,41 +131,42 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 	if res.Decision == sdktrace.Drop {
 		return &unsampled{sc: sc, r: t.r}
 	}
-	if s == nil {
-		s = new(recSpan)
-	}
-	s.init(t, kind, attrs+len(res.Attributes)+2)
-	s.sc, s.name = sc, name
+	kind = trace.ValidateSpanKind(kind)
+	s := t.r.store.get(kind == trace.SpanKindServer, attrs+len(res.Attributes)+2)
+	s.tracer, s.sc, s.name, s.kind = t, sc, name, uint8(kind)
 	if psc.IsValid() {
 		s.parentID, s.parentFlags, s.parentRemote = psc.SpanID(), psc.TraceFlags(), psc.IsRemote()
 	}
 	s.start = time.Now()
-	if p, ok := trace.SpanFromContext(ctx).(*recSpan); ok && p != s {
-		p.children.Add(1)
+	if ref == nil {
+		ref = new(spanRef)
 	}
-	if len(res.Attributes) > 0 {
-		s.add(res.Attributes)
+	ref.rec, ref.gen, ref.sc, ref.kind = s, s.state.Load()>>1, sc, s.kind
+	if p, ok := trace.SpanFromContext(ctx).(*spanRef); ok && p != ref {
+		p.addChild()
 	}
+	s.state.Store(ref.gen << 1) // recording
+	ref.add(res.Attributes)
 	for _, l := range links {
-		s.AddLink(l)
+		ref.AddLink(l)
 	}
-	return s
+	return ref
 }
 
 // beginRemote begins a server span whose parent is remote (sc, read
 // from the caller's traceparent). While the sampler decides, the new
-// span stands for its parent in the context the sampler is given (its
-// SpanContext is the parent's until begin gives it its own), so that
-// context is then the span's: the propagator's context of the remote
-// parent would be two allocations more, used once.
+// span's ref stands for its parent in the context the sampler is given
+// (its SpanContext is the parent's until begin gives it its own), so
+// that context is then the span's: the propagator's context of the
+// remote parent would be two allocations more, used once.
 func (t *tracer) beginRemote(ctx context.Context, sc trace.SpanContext, name string, attrs int) (context.Context, trace.Span) {
-	s := &recSpan{sc: sc}
-	sctx := trace.ContextWithSpan(ctx, s)
-	span := t.begin(sctx, name, trace.SpanKindServer, nil, attrs, s)
-	if span != trace.Span(s) { // dropped: the context must not hold s
+	ref := &spanRef{sc: sc}
+	sctx := withSpan(ctx, ref)
+	span := t.begin(sctx, name, trace.SpanKindServer, nil, attrs, ref)
+	if span != trace.Span(ref) { // dropped: the context must not hold ref
 		return trace.ContextWithSpan(ctx, span), span
 	}
-	return sctx, s
+	return sctx, ref
 }
 
 // newTraceID is a random, valid (non-zero) trace id.

@@ -467,7 +467,7 @@ func TestRecSpanImplementsReadOnlySpan(t *testing.T) {
 	p, _ := recorderWith(t, nil)
 	_, s := p.StartServer(context.Background(), nil, "call")
 	s.End()
-	rs := s.s.(*recSpan)
+	rs := s.s.(*spanRef).rec
 	rs.finish()
 	v := reflect.ValueOf(sdktrace.ReadOnlySpan(rs))
 	it := reflect.TypeFor[sdktrace.ReadOnlySpan]()

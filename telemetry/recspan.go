@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -14,21 +13,24 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/embedded"
 )
 
-// recSpan is a span the recorder records: one struct, and storage for
-// its attributes from the recorder's (attrStore), sized by what it
-// starts with, that a span grows out of only past its size. A key set
-// again and the count limit are dealt with as attributes are set (set).
-// It may be used from several
-// goroutines (a streamed answer ends its model call's span on another),
-// so what changes is under mu; after End nothing changes but what finish
-// does, on the batch goroutine, which reads it without the lock, and
-// the storage its attributes were in, taken back after the export
-// (release).
+// recSpan is what the recorder records of a span: one struct, with
+// storage for its attributes sized by what the span starts with, that a
+// span grows out of only past its size. The gate hands out a spanRef
+// for it (spanref.go), never the record itself: when the exporter keeps
+// nothing (Options.ExportCopies), an exported record and its storage are
+// reused for a later span (spanStore), and a ref to the span it was
+// tells by its generation that it is stale. A key set again and the
+// count limit are dealt with as attributes are set (set).
 //
-// An ended span is itself the sdktrace.ReadOnlySpan the exporters take
+// A span may be used from several goroutines (a streamed answer ends its
+// model call's span on another), so what changes is under mu, and only
+// while the span records (state, checked under mu); after End nothing
+// changes but what finish does, on the batch goroutine, which reads it
+// without the lock, and then spanStore.put, which readies it for reuse.
+//
+// An ended record is itself the sdktrace.ReadOnlySpan the exporters take
 // (its methods are below, each a field): a copy for export
 // (tracetest.SpanStub.Snapshot) would be one more allocation of 400
 // bytes a span. The embedded ReadOnlySpan is nil and only supplies the
@@ -36,9 +38,16 @@ import (
 // does; TestRecSpanImplementsReadOnlySpan calls every exported method,
 // so an SDK that adds one fails that test, not an export.
 type recSpan struct {
-	embedded.Span
 	sdktrace.ReadOnlySpan
 
+	r     *spanRecorder // the recorder whose store it is in, for good
+	mu    sync.Mutex
+	state atomic.Uint64 // generation<<1 | 1 when not recording (ended, or not yet begun)
+	recData
+}
+
+// recData is a record's fields that a reuse clears (spanStore.put).
+type recData struct {
 	tracer   *tracer
 	sc       trace.SpanContext
 	start    time.Time
@@ -49,13 +58,10 @@ type recSpan struct {
 	more     *spanMore    // status description, events and links: rare
 	parentID trace.SpanID // the parent is of the same trace (Parent)
 	dropped  int32        // attributes dropped
-	children atomic.Int32
-	mu       sync.Mutex
-	done     atomic.Bool // ended: IsRecording without the lock
-	kind     uint8       // trace.SpanKind
-	status   uint8       // codes.Code
-	ended    bool
-	many     bool // attributes past dedupeScan: de-duplicated in bulk
+	children int32
+	kind     uint8 // trace.SpanKind
+	status   uint8 // codes.Code
+	many     bool  // attributes past dedupeScan: de-duplicated in bulk
 	// The parent's flags and whether it came from another process.
 	parentFlags  trace.TraceFlags
 	parentRemote bool
@@ -68,36 +74,6 @@ type spanMore struct {
 	events                      []sdktrace.Event
 	links                       []sdktrace.Link
 	droppedEvents, droppedLinks int
-}
-
-// init readies a new span of t, with storage for attrs attributes (the
-// recorder's: attrStore).
-func (s *recSpan) init(t *tracer, kind trace.SpanKind, attrs int) {
-	s.tracer, s.kind = t, uint8(trace.ValidateSpanKind(kind))
-	s.attrs = t.r.store.get(kind == trace.SpanKindServer, attrs)
-}
-
-// release gives the span's attribute storage back, after its export
-// (attrStore.put): the span no longer has attributes.
-func (s *recSpan) release() []attribute.KeyValue {
-	buf := s.attrs
-	s.attrs = nil
-	return buf
-}
-
-// add copies kv into the span (kv does not escape); nothing after End.
-func (s *recSpan) add(kv []attribute.KeyValue) {
-	if len(kv) == 0 {
-		return
-	}
-	s.mu.Lock()
-	if !s.ended {
-		limit := s.tracer.r.limits.attrs
-		for i := range kv {
-			s.set(&kv[i], limit)
-		}
-	}
-	s.mu.Unlock()
 }
 
 // set keeps kv by the SDK's rule (under mu): a key already kept takes
@@ -140,50 +116,10 @@ func (s *recSpan) set(kv *attribute.KeyValue, limit int) {
 	s.attrs = append(s.attrs, *kv)
 }
 
-// SetAttributes sets attributes; a key set again takes the last value.
-func (s *recSpan) SetAttributes(kv ...attribute.KeyValue) { s.add(kv) }
-
-// End ends the span (at the time an option gives, else now, measured on
-// the monotonic clock from its start) and queues it for export when it
-// is sampled. A second End does nothing.
-func (s *recSpan) End(opts ...trace.SpanEndOption) {
-	end := s.start.Add(time.Since(s.start))
-	s.mu.Lock()
-	if s.ended {
-		s.mu.Unlock()
-		return
-	}
-	if len(opts) > 0 {
-		if c := trace.NewSpanEndConfig(opts...); !c.Timestamp().IsZero() {
-			end = c.Timestamp()
-		}
-	}
-	s.ended, s.dur = true, end.Sub(s.start)
-	s.done.Store(true)
-	s.mu.Unlock()
-	if s.sc.IsSampled() {
-		s.tracer.r.batch.enqueue(s)
-	}
-}
-
-// IsRecording reports whether the span still records (has not ended).
-func (s *recSpan) IsRecording() bool { return !s.done.Load() }
-
-// SpanContext is the span's identity.
-func (s *recSpan) SpanContext() trace.SpanContext { return s.sc }
-
-// SpanKind is the span's kind (telemetry.Transport asks a parent's).
-func (s *recSpan) SpanKind() trace.SpanKind { return trace.SpanKind(s.kind) }
-
-// TracerProvider is the recorder, so children are recorded alike.
-func (s *recSpan) TracerProvider() trace.TracerProvider { return s.tracer.r }
-
-// SetStatus sets the status as the SDK does: Ok is final, Unset changes
-// nothing, and only Error keeps a description.
-func (s *recSpan) SetStatus(code codes.Code, description string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended || codes.Code(s.status) > code {
+// setStatus sets the status as the SDK does (under mu): Ok is final,
+// Unset changes nothing, and only Error keeps a description.
+func (s *recSpan) setStatus(code codes.Code, description string) {
+	if codes.Code(s.status) > code {
 		return
 	}
 	s.status = uint8(code)
@@ -195,32 +131,11 @@ func (s *recSpan) SetStatus(code codes.Code, description string) {
 	}
 }
 
-// SetName renames the span.
-func (s *recSpan) SetName(name string) {
-	s.mu.Lock()
-	if !s.ended {
-		s.name = name
-	}
-	s.mu.Unlock()
-}
-
-// AddEvent records an event; past the event limit the oldest goes.
-func (s *recSpan) AddEvent(name string, opts ...trace.EventOption) {
-	if s.done.Load() {
-		return
-	}
-	c := trace.NewEventConfig(opts...)
-	s.addEvent(sdktrace.Event{Name: name, Attributes: slices.Clone(c.Attributes()), Time: c.Timestamp()})
-}
-
+// addEvent records an event (under mu); past the event limit the oldest
+// goes.
 func (s *recSpan) addEvent(e sdktrace.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		return
-	}
 	m := s.extra()
-	limit := s.tracer.r.limits.events
+	limit := s.r.limits.events
 	if limit == 0 {
 		m.droppedEvents++
 		return
@@ -232,44 +147,11 @@ func (s *recSpan) addEvent(e sdktrace.Event) {
 	m.events = append(m.events, e)
 }
 
-// RecordError records err as an exception event (the semantic
-// conventions' exception.type and exception.message, and
-// exception.stacktrace when asked for), as the SDK does.
-func (s *recSpan) RecordError(err error, opts ...trace.EventOption) {
-	if err == nil || s.done.Load() {
-		return
-	}
-	c := trace.NewEventConfig(opts...)
-	attrs := append(slices.Clone(c.Attributes()),
-		attribute.String("exception.type", typeName(err)), attribute.String("exception.message", err.Error()))
-	if c.StackTrace() {
-		attrs = append(attrs, attribute.String("exception.stacktrace", string(debug.Stack())))
-	}
-	s.addEvent(sdktrace.Event{Name: "exception", Attributes: attrs, Time: c.Timestamp()})
-}
-
-// typeName is the package-qualified name of v's type, as the SDK gives it.
-func typeName(v any) string {
-	t := reflect.TypeOf(v)
-	if t.PkgPath() == "" && t.Name() == "" {
-		return t.String()
-	}
-	return t.PkgPath() + "." + t.Name()
-}
-
-// AddLink links the span to another; an empty link is ignored and past
-// the link limit the oldest goes.
-func (s *recSpan) AddLink(l trace.Link) {
-	if !l.SpanContext.IsValid() && len(l.Attributes) == 0 && l.SpanContext.TraceState().Len() == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		return
-	}
+// addLink links the span to another (under mu); past the link limit
+// the oldest goes.
+func (s *recSpan) addLink(l trace.Link) {
 	m := s.extra()
-	limit := s.tracer.r.limits.links
+	limit := s.r.limits.links
 	if limit == 0 {
 		m.droppedLinks++
 		return
@@ -279,6 +161,15 @@ func (s *recSpan) AddLink(l trace.Link) {
 		m.droppedLinks++
 	}
 	m.links = append(m.links, sdktrace.Link{SpanContext: l.SpanContext, Attributes: slices.Clone(l.Attributes)})
+}
+
+// typeName is the package-qualified name of v's type, as the SDK gives it.
+func typeName(v any) string {
+	t := reflect.TypeOf(v)
+	if t.PkgPath() == "" && t.Name() == "" {
+		return t.String()
+	}
+	return t.PkgPath() + "." + t.Name()
 }
 
 // extra is s.more, made on first use (under mu).
@@ -293,7 +184,7 @@ func (s *recSpan) extra() *spanMore {
 // goroutine: it drops duplicate keys when set did not (many), and cuts
 // long values, in place.
 func (s *recSpan) finish() {
-	lim := s.tracer.r.limits
+	lim := s.r.limits
 	if s.many {
 		var n int
 		s.attrs, n = dedupe(s.attrs, lim.attrs)
@@ -308,12 +199,15 @@ func (s *recSpan) finish() {
 
 func (s *recSpan) Name() string { return s.name }
 
+func (s *recSpan) SpanContext() trace.SpanContext { return s.sc }
+func (s *recSpan) SpanKind() trace.SpanKind       { return trace.SpanKind(s.kind) }
+
 func (s *recSpan) StartTime() time.Time             { return s.start }
 func (s *recSpan) EndTime() time.Time               { return s.start.Add(s.dur) }
 func (s *recSpan) Attributes() []attribute.KeyValue { return s.attrs }
 func (s *recSpan) DroppedAttributes() int           { return int(s.dropped) }
-func (s *recSpan) ChildSpanCount() int              { return int(s.children.Load()) }
-func (s *recSpan) Resource() *resource.Resource     { return s.tracer.r.res }
+func (s *recSpan) ChildSpanCount() int              { return int(s.children) }
+func (s *recSpan) Resource() *resource.Resource     { return s.r.res }
 
 func (s *recSpan) InstrumentationScope() instrumentation.Scope { return s.tracer.scope }
 

@@ -32,10 +32,10 @@ func Start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attri
 	if !parent.IsRecording() {
 		return ctx, Span{}
 	}
-	if own, ok := parent.(*recSpan); ok { // the recorder's: no options to build, attrs copied inline
-		s := own.tracer.r.own.begin(ctx, name, kind, nil, len(attrs), nil)
-		ctx = trace.ContextWithSpan(ctx, s)
-		rs, ok := s.(*recSpan)
+	if own, ok := parent.(*spanRef); ok { // the recorder's: no options to build, attrs copied inline
+		s := own.rec.r.own.begin(ctx, name, kind, nil, len(attrs), nil)
+		ctx = contextWith(ctx, s)
+		rs, ok := s.(*spanRef)
 		if !ok {
 			return ctx, Span{}
 		}
@@ -80,7 +80,7 @@ func (s Span) Recording() bool { return s.s != nil }
 
 // Set adds attributes.
 //
-// On the recorder's spans (recSpan) and on the call's span under Caddy's
+// On the recorder's spans (spanRef) and on the call's span under Caddy's
 // tracing (callSpan), and so on a stage, attrs are copied into the span's
 // buffer; elsewhere a copy goes to the SDK. Either way attrs does not
 // escape, so a caller's attribute list stays on its stack.
@@ -89,7 +89,7 @@ func (s Span) Set(attrs ...attribute.KeyValue) {
 		return
 	}
 	switch c := s.s.(type) { // concrete: through an interface attrs would escape
-	case *recSpan:
+	case *spanRef:
 		c.add(attrs)
 		return
 	case *callSpan:

@@ -2,14 +2,17 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -33,7 +36,9 @@ func newExportLog(keep bool) *exportLog {
 }
 
 // ExportSpans checks that each span has only attributes it set itself
-// (workload: every value is the span's name) and no late one.
+// (workload: every value is the span's name) and no late one, nor any
+// status, event or link (the workload sets none: only a stale span's
+// would be), nor more than one child.
 func (e *exportLog) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -45,8 +50,9 @@ func (e *exportLog) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan
 				e.bad = append(e.bad, fmt.Sprintf("span %s has %s=%s", s.Name(), kv.Key, kv.Value.Emit()))
 			}
 		}
-		if len(attrs) == 0 {
-			e.bad = append(e.bad, "span "+s.Name()+" has no attribute")
+		if len(attrs) == 0 || s.Status().Code != codes.Unset || len(s.Events()) > 0 || len(s.Links()) > 0 || s.ChildSpanCount() > 1 {
+			e.bad = append(e.bad, fmt.Sprintf("span %s: %d attributes, status %v, events %v, links %v, %d children",
+				s.Name(), len(attrs), s.Status(), s.Events(), s.Links(), s.ChildSpanCount()))
 			continue
 		}
 		e.storage[unsafe.SliceData(attrs)]++
@@ -159,25 +165,41 @@ func TestStorageIsReusedAfterACopyingExport(t *testing.T) {
 	}
 }
 
-// TestAnEndedSpanLeavesItsReusedStorageAlone: a span held in a context
-// after its export (its storage now another span's) keeps its identity
-// and records nothing, and writing to it does not reach the span that
-// has its storage.
-func TestAnEndedSpanLeavesItsReusedStorageAlone(t *testing.T) {
+// TestAStaleSpanLeavesItsReusedRecordAlone: a span held in a context
+// after its export, its record now another span's, keeps its identity
+// and records nothing: whatever is done to it (attributes, status, name,
+// events, links, End, a child) does not reach the span that has its
+// record.
+func TestAStaleSpanLeavesItsReusedRecordAlone(t *testing.T) {
 	exp := newExportLog(false)
 	p := newLogged(t, exp, true)
 	oldCtx, old := p.StartServer(context.Background(), nil, "old", attribute.String("a", "old"))
+	oldSC := trace.SpanContextFromContext(oldCtx)
 	old.End()
 	if err := p.ForceFlush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	_, next := p.StartServer(context.Background(), nil, "next", attribute.String("a", "next"))
+	if old.s.(*spanRef).rec != next.s.(*spanRef).rec {
+		t.Fatal("the next span did not take the exported span's record")
+	}
 	raw := trace.SpanFromContext(oldCtx)
 	old.Set(attribute.String("b", "late"))
 	raw.SetAttributes(attribute.String("c", "late"))
+	raw.SetStatus(codes.Error, "late")
+	raw.SetName("late")
+	raw.AddEvent("late")
+	raw.RecordError(errors.New("late"))
+	raw.AddLink(trace.Link{SpanContext: oldSC})
+	if _, child := Start(oldCtx, "child", trace.SpanKindClient); child.Recording() {
+		t.Error("a stale span's context made a child span")
+	}
 	raw.End()
-	if raw.IsRecording() || raw.SpanContext().SpanID() == next.s.SpanContext().SpanID() || old.TraceID() == next.TraceID() {
-		t.Errorf("the old span: recording %v, its ids %v, the next span's %v", raw.IsRecording(), raw.SpanContext(), next.s.SpanContext())
+	if raw.IsRecording() || !raw.SpanContext().Equal(oldSC) || raw.SpanContext().Equal(next.s.SpanContext()) {
+		t.Errorf("the stale span: recording %v, its context %v (was %v), the next span's %v", raw.IsRecording(), raw.SpanContext(), oldSC, next.s.SpanContext())
+	}
+	if !next.s.IsRecording() {
+		t.Error("the next span stopped recording")
 	}
 	next.End()
 	if err := p.ForceFlush(context.Background()); err != nil {
@@ -185,6 +207,36 @@ func TestAnEndedSpanLeavesItsReusedStorageAlone(t *testing.T) {
 	}
 	if exp.n != 2 || len(exp.bad) > 0 || exp.reused() != 1 {
 		t.Errorf("%d spans, %d in reused storage (want 2 and 1); wrong attributes %v", exp.n, exp.reused(), exp.bad)
+	}
+}
+
+// TestASpansContextIsItsParents: the context a span is begun in is the
+// span's (trace.SpanFromContext finds it, in contexts derived from it
+// too) and otherwise its parent's: values, deadline and cancellation.
+func TestASpansContextIsItsParents(t *testing.T) {
+	if !refIsContext {
+		t.Fatal("trace.SpanFromContext does not find a spanRef: each span costs a context.WithValue (learnSpanKey)")
+	}
+	p, _ := recorderWith(t, nil)
+	type key struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	ctx, call := p.StartServer(parent, nil, "call")
+	cctx, client := Start(ctx, "client", trace.SpanKindClient)
+	derived := context.WithValue(cctx, struct{ k int }{1}, 2)
+	if trace.SpanFromContext(ctx) != call.s || trace.SpanFromContext(derived) != client.s || derived.Value(key{}) != "v" {
+		t.Errorf("spans %v %v, value %v", trace.SpanFromContext(ctx), trace.SpanFromContext(derived), derived.Value(key{}))
+	}
+	if _, ok := cctx.Deadline(); ok || cctx.Err() != nil {
+		t.Error("a deadline or error the parent has not")
+	}
+	cancel()
+	select {
+	case <-derived.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the parent's cancellation did not reach the span's context")
+	}
+	if !errors.Is(cctx.Err(), context.Canceled) {
+		t.Errorf("err %v", cctx.Err())
 	}
 }
 
