@@ -110,8 +110,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // underClient sends req under the client span that stands for it; the
 // span's owner ends it.
 func (t *transport) underClient(req *http.Request, span Span) (*http.Response, error) {
-	if sc := span.s.SpanContext(); !carries(req.Header, sc) {
-		req = withTraceContext(req, sc)
+	if !carries(req.Header, span.s) {
+		req = withTraceContext(req, span.s.SpanContext())
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
@@ -163,9 +163,18 @@ func Inject(req *http.Request) {
 	if !s.IsRecording() || !isClient(s) {
 		return
 	}
-	if sc := s.SpanContext(); sc.IsValid() {
-		setTraceContext(req.Header, sc, new(traceparentValue))
+	sc := s.SpanContext()
+	if !sc.IsValid() {
+		return
 	}
+	var v *traceparentValue
+	if r, ok := s.(*spanRef); ok {
+		v = r.claimTraceparent()
+	}
+	if v == nil {
+		v = new(traceparentValue)
+	}
+	setTraceContext(req.Header, sc, v)
 }
 
 // traceparentValue is a traceparent header value and its storage, one
@@ -198,19 +207,23 @@ func formatTraceparent(buf *[55]byte, sc trace.SpanContext) {
 	hex.AppendEncode(b, []byte{byte(sc.TraceFlags() & (trace.FlagsSampled | trace.FlagsRandom))})
 }
 
-// carries reports whether h already holds sc's trace context, as Inject
-// writes it.
-func carries(h http.Header, sc trace.SpanContext) bool {
-	v := h["Traceparent"]
+// carries reports whether h already holds the trace context of s (a
+// client span), as Inject writes it: its own traceparent storage
+// (claimTraceparent), else the same value.
+func carries(h http.Header, s trace.Span) bool {
+	v, sc := h["Traceparent"], s.SpanContext()
 	if len(v) != 1 || len(v[0]) != 55 || !sc.IsValid() {
 		return false
 	}
-	var want [55]byte
-	formatTraceparent(&want, sc)
-	if string(want[:]) != v[0] {
+	if sc.TraceState().Len() > 0 && len(h["Tracestate"]) != 1 {
 		return false
 	}
-	return sc.TraceState().Len() == 0 || len(h["Tracestate"]) == 1
+	if r, ok := s.(*spanRef); ok && r.tp != nil && unsafe.StringData(v[0]) == &r.tp.buf[0] {
+		return true // written once, with this span's context
+	}
+	var want [55]byte
+	formatTraceparent(&want, sc)
+	return string(want[:]) == v[0]
 }
 
 // remoteParent is the span context of the W3C traceparent (and
@@ -278,7 +291,7 @@ func fromHex(c byte) (byte, bool) {
 // the SDK's say).
 func isClient(s trace.Span) bool {
 	if r, ok := s.(*spanRef); ok {
-		return r.SpanKind() == trace.SpanKindClient
+		return r.isClient()
 	}
 	k, ok := s.(interface{ SpanKind() trace.SpanKind })
 	return ok && k.SpanKind() == trace.SpanKindClient

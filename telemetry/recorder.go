@@ -139,9 +139,9 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 	}
 	s.start = time.Now()
 	if ref == nil {
-		ref = new(spanRef)
+		ref = newRef(kind)
 	}
-	ref.rec, ref.gen, ref.sc, ref.kind = s, s.state.Load()>>1, sc, s.kind
+	ref.rec, ref.gen, ref.sc = s, s.state.Load()>>1, sc
 	if p, ok := trace.SpanFromContext(ctx).(*spanRef); ok && p != ref {
 		p.addChild()
 	}

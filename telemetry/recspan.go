@@ -62,6 +62,7 @@ type recData struct {
 	kind     uint8 // trace.SpanKind
 	status   uint8 // codes.Code
 	many     bool  // attributes past dedupeScan: de-duplicated in bulk
+	tpUsed   bool  // its ref's traceparent storage is written (claimTraceparent)
 	// The parent's flags and whether it came from another process.
 	parentFlags  trace.TraceFlags
 	parentRemote bool

@@ -21,16 +21,54 @@ import (
 // forever, and points to the span's record (recSpan) while the record is
 // that span's, which its generation tells: once the record is exported
 // and reused (spanStore), the ref reports what it kept of its span (its
-// SpanContext, its kind) and that it no longer records, and a late
+// SpanContext, whether it is a client span) and that it no longer records, and a late
 // SetAttributes or End does nothing, to either span.
 type spanRef struct {
 	embedded.Span
 	context.Context // the parent context; nil unless refIsContext
 
-	rec  *recSpan
-	gen  uint64 // rec's generation while it is this span's
-	sc   trace.SpanContext
-	kind uint8
+	rec *recSpan
+	gen uint64 // rec's generation while it is this span's
+	sc  trace.SpanContext
+	tp  *traceparentValue // a client span's (clientRef), and only a client span's
+}
+
+// clientRef is a client span's ref, with the storage of the traceparent
+// its backend request carries (Inject) in the same allocation.
+type clientRef struct {
+	spanRef
+	value traceparentValue
+}
+
+// newRef is a new span's ref: a client span's has its traceparent
+// storage.
+func newRef(kind trace.SpanKind) *spanRef {
+	if kind != trace.SpanKindClient {
+		return new(spanRef)
+	}
+	c := new(clientRef)
+	c.tp = &c.value
+	return &c.spanRef
+}
+
+// claimTraceparent is the span's own traceparent storage the first time
+// it is asked for while the span records, else nil: a second request
+// under the span (a retry) gets storage of its own, so that no two
+// requests share a header value.
+func (r *spanRef) claimTraceparent() *traceparentValue {
+	if r.tp == nil {
+		return nil
+	}
+	s, ok := r.lock()
+	first := ok && !s.tpUsed
+	if first {
+		s.tpUsed = true
+	}
+	s.mu.Unlock()
+	if !first {
+		return nil
+	}
+	return r.tp
 }
 
 // spanKey is the key trace.ContextWithSpan files the current span under
@@ -163,8 +201,9 @@ func (r *spanRef) IsRecording() bool {
 // SpanContext is the span's identity.
 func (r *spanRef) SpanContext() trace.SpanContext { return r.sc }
 
-// SpanKind is the span's kind (telemetry.Transport asks a parent's).
-func (r *spanRef) SpanKind() trace.SpanKind { return trace.SpanKind(r.kind) }
+// isClient reports whether the span is a client span (isClient,
+// telemetry.Transport, asks a parent).
+func (r *spanRef) isClient() bool { return r.tp != nil }
 
 // TracerProvider is the recorder, so children are recorded alike.
 func (r *spanRef) TracerProvider() trace.TracerProvider { return r.rec.r }

@@ -256,12 +256,23 @@ func TestInjectedRequestGoesAsBuiltWithTheBackendCallsContext(t *testing.T) {
 	if base.req == stale || stale.Header.Get("Traceparent") != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" {
 		t.Error("the caller's request was written to, or sent with a traceparent not its span's")
 	}
+	// A second request under the span (a retry) carries the same trace
+	// context in a header value of its own, and goes as built too.
+	retry, _ := http.NewRequestWithContext(rctx, http.MethodPost, "http://ragflow.invalid/api/v1/retrieval", http.NoBody)
+	Inject(retry)
+	if resp, err = rt.RoundTrip(retry); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if base.req != retry || &retry.Header["Traceparent"][0] == &req.Header["Traceparent"][0] {
+		t.Error("the retry was copied, or shares its traceparent value with the first request")
+	}
 	retrieval.End()
 	call.End()
 	spans := flushed(t, p, exp)
 	want := "00-" + spans[0].SpanContext.TraceID().String() + "-" + spans[0].SpanContext.SpanID().String() + "-01"
-	if spans[0].Name != "retrieval ragflow" || req.Header.Get("Traceparent") != want || base.req.Header.Get("Traceparent") != want {
-		t.Errorf("traceparents %q and %q, want the retrieval's %q", req.Header.Get("Traceparent"), base.req.Header.Get("Traceparent"), want)
+	if spans[0].Name != "retrieval ragflow" || req.Header.Get("Traceparent") != want || retry.Header.Get("Traceparent") != want {
+		t.Errorf("traceparents %q and %q, want the retrieval's %q", req.Header.Get("Traceparent"), retry.Header.Get("Traceparent"), want)
 	}
 }
 
