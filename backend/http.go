@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wikigate/wikigate/backend/h1"
 	"github.com/wikigate/wikigate/telemetry"
 )
 
@@ -21,20 +22,41 @@ import (
 // the key elsewhere (the 3xx is reported as a bad response). When the
 // call is traced, each request gets a client span and carries its W3C
 // traceparent (telemetry.Transport; docs/operators.md, Tracing).
+//
+// A plain-HTTP request with no proxy goes through h1, a client whose
+// calling goroutine writes and reads the connection itself (net/http's
+// transport hands every exchange to two goroutines of the connection's,
+// about a fifth of the gate's CPU on an ask; bench/README.md, "The direct
+// HTTP/1.1 client"), with the same dial, pool and header bounds; HTTPS, a
+// proxied or an unusual request goes through net/http's transport as
+// before (docs/backends.md, How the gate talks to backends).
 func HTTPClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}
+	fallback := &http.Transport{
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            dialer.DialContext,
+		TLSHandshakeTimeout:    3 * time.Second,
+		MaxIdleConns:           512,
+		MaxIdleConnsPerHost:    256,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+		WriteBufferSize:        32 << 10,
+		ReadBufferSize:         32 << 10,
+		ForceAttemptHTTP2:      true,
+	}
+	direct := h1.New(h1.Options{
+		Fallback:               fallback,
+		Proxy:                  http.ProxyFromEnvironment,
+		Dialer:                 dialer,
+		MaxIdleConns:           512,
+		MaxIdleConnsPerHost:    256,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+		WriteBufferSize:        32 << 10,
+		ReadBufferSize:         32 << 10,
+	})
 	return &http.Client{
-		Transport: telemetry.Transport(&http.Transport{
-			Proxy:                  http.ProxyFromEnvironment,
-			DialContext:            (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			TLSHandshakeTimeout:    3 * time.Second,
-			MaxIdleConns:           512,
-			MaxIdleConnsPerHost:    256,
-			IdleConnTimeout:        90 * time.Second,
-			MaxResponseHeaderBytes: 64 << 10,
-			WriteBufferSize:        32 << 10,
-			ReadBufferSize:         32 << 10,
-			ForceAttemptHTTP2:      true,
-		}),
+		Transport:     telemetry.Transport(direct),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
