@@ -12,7 +12,8 @@
 # repeated this many times, the targets in mirrored orders in turn, and
 # the medians reported; default 5), BENCH_MICRO (1 = also run the Go
 # micro-benchmarks, default 1), BENCH_BENCHTIME (go test -benchtime,
-# default 1s), BENCH_PROFILE (1 = after the load runs, profile a run of
+# default 1s), BENCH_MICRO_SKIP (go test -skip for them: a regexp of
+# benchmarks left out, named in RESULTS.md; default none), BENCH_PROFILE (1 = after the load runs, profile a run of
 # BENCH_PROFILE_TARGET, B (default), C, D or M, at BENCH_PROFILE_CONNS
 # connections, default 32, through Caddy's pprof endpoint: CPU and
 # allocations, top entries in bench/out/profile_*.txt; default 0),
@@ -46,6 +47,7 @@ WARMUP=${BENCH_WARMUP:-2s}
 REPEATS=${BENCH_REPEATS:-5}
 MICRO=${BENCH_MICRO:-1}
 BENCHTIME=${BENCH_BENCHTIME:-1s}
+MICRO_SKIP=${BENCH_MICRO_SKIP:-}
 PROFILE=${BENCH_PROFILE:-0}
 PROFILE_CONNS=${BENCH_PROFILE_CONNS:-32}
 PROFILE_TARGET=${BENCH_PROFILE_TARGET:-B}
@@ -79,7 +81,7 @@ FD_TAP=127.0.0.1:$((PORT_BASE + 95))
 FD_RAGFLOW=127.0.0.1:$((PORT_BASE + 96))
 COMMAND="bash bench/run.sh"
 if [[ $QUICK == 1 ]]; then COMMAND+=" --quick"; fi
-for v in BENCH_DURATION BENCH_WARMUP BENCH_REPEATS BENCH_MICRO BENCH_BENCHTIME BENCH_PROFILE BENCH_PROFILE_CONNS BENCH_PROFILE_TARGET BENCH_FIRST_DELTA BENCH_FD_QUESTIONS BENCH_FD_PAUSE BENCH_PORT_BASE BENCH_OUT_DIR; do
+for v in BENCH_DURATION BENCH_WARMUP BENCH_REPEATS BENCH_MICRO BENCH_BENCHTIME BENCH_MICRO_SKIP BENCH_PROFILE BENCH_PROFILE_CONNS BENCH_PROFILE_TARGET BENCH_FIRST_DELTA BENCH_FD_QUESTIONS BENCH_FD_PAUSE BENCH_PORT_BASE BENCH_OUT_DIR; do
 	if [[ -n ${!v:-} ]]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 
@@ -424,7 +426,7 @@ PIDS=()
 MICRO_OUT=$OUT/micro.txt
 if [[ $MICRO == 1 ]]; then
 	echo "bench: Go micro-benchmarks"
-	timeout 600 go test -run '^$' -bench . -benchmem -benchtime "$BENCHTIME" ./policies/ ./bench/ >"$MICRO_OUT" 2>&1 ||
+	timeout 600 go test -run '^$' -bench . ${MICRO_SKIP:+-skip "$MICRO_SKIP"} -benchmem -benchtime "$BENCHTIME" ./policies/ ./bench/ >"$MICRO_OUT" 2>&1 ||
 		die "micro-benchmarks failed: $(tail -5 "$MICRO_OUT")"
 	timeout 300 go test -run '^$' -bench AuthenticateAgent -benchmem -benchtime "$BENCHTIME" ./identity/ >>"$MICRO_OUT" 2>&1 ||
 		die "identity benchmarks failed: $(tail -5 "$MICRO_OUT")"
@@ -756,7 +758,7 @@ MD
 
 ## Go micro-benchmarks
 
-\`go test -run '^\$' -bench . -benchmem -benchtime $BENCHTIME ./policies/ ./bench/\`,
+\`go test -run '^\$' -bench .${MICRO_SKIP:+ -skip '$MICRO_SKIP'} -benchmem -benchtime $BENCHTIME ./policies/ ./bench/\`,
 \`go test -run '^\$' -bench AuthenticateAgent -benchmem -benchtime $BENCHTIME ./identity/\` and
 \`go test -run '^\$' -bench 'StatelessSearch|SessionSearch|GateOnly' -benchmem -benchtime $BENCHTIME ./mcp/\`
 (one tools/call search through the MCP handler with a gate that answers at once, against that gate call alone)
