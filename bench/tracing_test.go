@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ import (
 func BenchmarkTracing(b *testing.B) {
 	b.Run("off", func(b *testing.B) { benchTracedAsk(b, nil) })
 	b.Run("on", func(b *testing.B) {
-		tp, err := telemetry.New(context.Background(), telemetry.Options{Exporter: dropSpans{}, ExportCopies: true})
+		tp, err := telemetry.New(context.Background(), keepEverySpan(b, nil))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -64,8 +65,9 @@ func BenchmarkTracing(b *testing.B) {
 			w.Header().Set("Content-Type", "application/x-protobuf")
 		}))
 		defer recv.Close()
-		env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": recv.URL}
-		tp, err := telemetry.New(context.Background(), telemetry.Options{Getenv: func(k string) string { return env[k] }})
+		o := keepEverySpan(b, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": recv.URL})
+		o.Exporter = nil // the OTLP exporter the environment names
+		tp, err := telemetry.New(context.Background(), o)
 		if err != nil || !tp.Enabled() {
 			b.Fatalf("tracer: %v", err)
 		}
@@ -215,7 +217,7 @@ func processCPU() time.Duration {
 func BenchmarkTracingPerCall(b *testing.B) {
 	b.Run("off", func(b *testing.B) { benchCallSpans(b, nil) })
 	b.Run("on", func(b *testing.B) {
-		tp, err := telemetry.New(context.Background(), keepEverySpan(b))
+		tp, err := telemetry.New(context.Background(), keepEverySpan(b, nil))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -224,15 +226,27 @@ func BenchmarkTracingPerCall(b *testing.B) {
 	})
 }
 
-// keepEverySpan is tracing to an exporter that drops the spans, with a
-// queue deep enough that the recorder drops none (a span dropped at a
-// full queue is never exported, so its cost would go uncounted; the
-// default 2048 fills when the benchmark's loop outruns the batch
-// goroutine) and any drop reported as the benchmark's failure.
-func keepEverySpan(b *testing.B) telemetry.Options {
+// keepEverySpan is tracing to an exporter that drops the spans (and
+// keeps nothing, so ExportCopies), with the environment vars and a queue
+// deep enough that the recorder drops none (a span dropped at a full
+// queue is never exported, so its cost would go uncounted; the default
+// 2048 fills when the benchmark's loop outruns the batch goroutine), and
+// any drop or export error reported as the benchmark's failure. The
+// error handler is the process's (Options.OnError): it reports only
+// while b runs, so a later benchmark's errors are not charged to b.
+func keepEverySpan(b *testing.B, vars map[string]string) telemetry.Options {
 	env := map[string]string{"OTEL_BSP_MAX_QUEUE_SIZE": "1048576"}
+	for k, v := range vars {
+		env[k] = v
+	}
+	var done atomic.Bool
+	b.Cleanup(func() { done.Store(true) })
 	return telemetry.Options{Exporter: dropSpans{}, ExportCopies: true, Getenv: func(k string) string { return env[k] },
-		OnError: func(err error) { b.Errorf("tracing: %v", err) }}
+		OnError: func(err error) {
+			if !done.Load() {
+				b.Errorf("tracing: %v", err)
+			}
+		}}
 }
 
 func benchCallSpans(b *testing.B, tp *telemetry.Provider) {
@@ -322,7 +336,7 @@ func BenchmarkTracingFloor(b *testing.B) {
 	}
 	callAttrs, retrievalAttrs, chatAttrs := attrs(20), attrs(6), attrs(11)
 	b.Run("sdk", func(b *testing.B) {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(dropSpans{}))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(dropSpans{}, sdktrace.WithMaxQueueSize(1<<20))) // no span dropped, as keepEverySpan
 		defer tp.Shutdown(context.Background())
 		tr := tp.Tracer(telemetry.ScopeName)
 		call, retrieval, chat := trace.WithAttributes(callAttrs...), trace.WithAttributes(retrievalAttrs...), trace.WithAttributes(chatAttrs...)
@@ -341,7 +355,7 @@ func BenchmarkTracingFloor(b *testing.B) {
 		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("recorder", func(b *testing.B) {
-		tp, err := telemetry.New(context.Background(), telemetry.Options{Exporter: dropSpans{}, ExportCopies: true})
+		tp, err := telemetry.New(context.Background(), keepEverySpan(b, nil))
 		if err != nil {
 			b.Fatal(err)
 		}
