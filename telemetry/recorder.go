@@ -32,11 +32,14 @@ type spanRecorder struct {
 	embedded.TracerProvider
 
 	sampler sdktrace.Sampler
-	limits  spanLimits
-	res     *resource.Resource
-	own     *tracer // the gate's scope, ScopeName
-	batch   *batcher
-	store   spanStore // the spans' records
+	// parentBased: sampler is the SDK's ParentBased with its default
+	// delegates, so a valid parent decides (decide).
+	parentBased bool
+	limits      spanLimits
+	res         *resource.Resource
+	own         *tracer // the gate's scope, ScopeName
+	batch       *batcher
+	store       spanStore // the spans' records
 }
 
 // spanLimits are the specification's span limits (OTEL_SPAN_*_LIMIT); a
@@ -52,11 +55,8 @@ type spanLimits struct {
 // spans' records are reused (spanStore).
 func newRecorder(getenv func(string) string, exp sdktrace.SpanExporter, copies bool, res *resource.Resource) *spanRecorder {
 	cfg := batchFromEnv(getenv)
-	r := &spanRecorder{
-		sampler: samplerFromEnv(getenv),
-		limits:  limitsFromEnv(getenv),
-		res:     res,
-	}
+	r := &spanRecorder{limits: limitsFromEnv(getenv), res: res}
+	r.sampler, r.parentBased = samplerFromEnv(getenv)
 	r.store = spanStore{r: r, reuse: copies, max: cfg.maxBatch}
 	r.batch = newBatcher(exp, cfg, &r.store)
 	r.own = &tracer{r: r, scope: instrumentation.Scope{Name: ScopeName}}
@@ -119,9 +119,7 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 	if !scc.TraceID.IsValid() {
 		scc.TraceID = newTraceID()
 	}
-	res := t.r.sampler.ShouldSample(sdktrace.SamplingParameters{
-		ParentContext: ctx, TraceID: scc.TraceID, Name: name, Kind: kind, Links: links,
-	})
+	res := t.decide(ctx, psc, scc.TraceID, name, kind, links)
 	scc.TraceState = res.Tracestate
 	scc.TraceFlags = psc.TraceFlags() &^ trace.FlagsSampled
 	if res.Decision == sdktrace.RecordAndSample {
@@ -151,6 +149,26 @@ func (t *tracer) begin(ctx context.Context, name string, kind trace.SpanKind, li
 		ref.AddLink(l)
 	}
 	return ref
+}
+
+// decide is the sampler's decision on a span under psc, the span context
+// in ctx. Under a valid parent a parentbased_* sampler (the default)
+// follows the parent's sampled flag: the SDK's ParentBased with its
+// default delegates (AlwaysSample for a sampled parent, local or remote,
+// NeverSample for another), which keep the parent's tracestate. So that
+// is decided here without the sampler's call, a third of begin's work
+// (TestParentDecidesAsTheSampler holds it to the SDK's decision).
+func (t *tracer) decide(ctx context.Context, psc trace.SpanContext, id trace.TraceID, name string, kind trace.SpanKind, links []trace.Link) sdktrace.SamplingResult {
+	if t.r.parentBased && psc.IsValid() {
+		d := sdktrace.Drop
+		if psc.IsSampled() {
+			d = sdktrace.RecordAndSample
+		}
+		return sdktrace.SamplingResult{Decision: d, Tracestate: psc.TraceState()}
+	}
+	return t.r.sampler.ShouldSample(sdktrace.SamplingParameters{
+		ParentContext: ctx, TraceID: id, Name: name, Kind: kind, Links: links,
+	})
 }
 
 // beginRemote begins a server span whose parent is remote (sc, read
@@ -197,25 +215,26 @@ func (r *spanRecorder) Shutdown(ctx context.Context) error { return r.batch.shut
 // SDK's samplers as the SDK would: parentbased_always_on when unset, and
 // when unknown (reported through the error handler, as the SDK does). A
 // ratio that is not a number from 0 to 1 is reported and taken as 1.
-func samplerFromEnv(getenv func(string) string) sdktrace.Sampler {
+// parentBased says it is one of the parentbased_* (decide).
+func samplerFromEnv(getenv func(string) string) (s sdktrace.Sampler, parentBased bool) {
 	name := strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_SAMPLER")))
 	arg := strings.TrimSpace(getenv("OTEL_TRACES_SAMPLER_ARG"))
 	switch name {
 	case "", "parentbased_always_on":
-		return sdktrace.ParentBased(sdktrace.AlwaysSample())
+		return sdktrace.ParentBased(sdktrace.AlwaysSample()), true
 	case "always_on":
-		return sdktrace.AlwaysSample()
+		return sdktrace.AlwaysSample(), false
 	case "always_off":
-		return sdktrace.NeverSample()
+		return sdktrace.NeverSample(), false
 	case "parentbased_always_off":
-		return sdktrace.ParentBased(sdktrace.NeverSample())
+		return sdktrace.ParentBased(sdktrace.NeverSample()), true
 	case "traceidratio":
-		return sdktrace.TraceIDRatioBased(ratio(arg))
+		return sdktrace.TraceIDRatioBased(ratio(arg)), false
 	case "parentbased_traceidratio":
-		return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio(arg)))
+		return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio(arg))), true
 	default:
 		otel.Handle(fmt.Errorf("tracing: unsupported sampler OTEL_TRACES_SAMPLER=%q, using parentbased_always_on", name))
-		return sdktrace.ParentBased(sdktrace.AlwaysSample())
+		return sdktrace.ParentBased(sdktrace.AlwaysSample()), true
 	}
 }
 

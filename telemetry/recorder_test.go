@@ -206,6 +206,38 @@ func TestSamplerFromTheEnvironment(t *testing.T) {
 	}
 }
 
+// TestParentDecidesAsTheSampler: under a valid parent, local or remote,
+// sampled or not, with a tracestate or none, decide gives each sampler
+// the environment can name the decision and tracestate the SDK's
+// sampler gives (for the parentbased_* without calling it).
+func TestParentDecidesAsTheSampler(t *testing.T) {
+	ts, err := trace.ParseTraceState("rojo=00f067aa0ba902b7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio",
+		"always_on", "always_off", "traceidratio", "jaeger_remote"} {
+		for _, arg := range []string{"", "0", "0.5"} {
+			r := newRecorder(env(map[string]string{"OTEL_TRACES_SAMPLER": name, "OTEL_TRACES_SAMPLER_ARG": arg}), tracetest.NewInMemoryExporter(), false, nil)
+			for _, remote := range []bool{false, true} {
+				for _, flags := range []trace.TraceFlags{0, trace.FlagsSampled} {
+					for _, state := range []trace.TraceState{{}, ts} {
+						psc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: newTraceID(), SpanID: newSpanID(),
+							TraceFlags: flags, TraceState: state, Remote: remote})
+						ctx := trace.ContextWithSpanContext(context.Background(), psc)
+						got := r.own.decide(ctx, psc, psc.TraceID(), "s", trace.SpanKindClient, nil)
+						want := r.sampler.ShouldSample(sdktrace.SamplingParameters{ParentContext: ctx, TraceID: psc.TraceID(), Name: "s", Kind: trace.SpanKindClient})
+						if got.Decision != want.Decision || got.Tracestate.String() != want.Tracestate.String() || len(got.Attributes) != len(want.Attributes) {
+							t.Errorf("%s(%s) under %v: %v %q, the sampler's %v %q", name, arg, psc, got.Decision, got.Tracestate, want.Decision, want.Tracestate)
+						}
+					}
+				}
+			}
+			_ = r.Shutdown(context.Background())
+		}
+	}
+}
+
 // blockingExporter holds its first export until release is closed.
 type blockingExporter struct {
 	entered, release chan struct{}
