@@ -47,7 +47,7 @@ func (e *exportLog) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan
 		attrs := s.Attributes()
 		for _, kv := range attrs {
 			if kv.Value.AsString() != s.Name() {
-				e.bad = append(e.bad, fmt.Sprintf("span %s has %s=%s", s.Name(), kv.Key, kv.Value.Emit()))
+				e.bad = append(e.bad, fmt.Sprintf("span %s has %s=%s", s.Name(), kv.Key, kv.Value.String()))
 			}
 		}
 		if len(attrs) == 0 || s.Status().Code != codes.Unset || len(s.Events()) > 0 || len(s.Links()) > 0 || s.ChildSpanCount() > 1 {
