@@ -15,8 +15,9 @@
 // route without asking the upstream again: the request body is ignored from
 // then on, so a different question gets the first one's answer. An event
 // stream (text/event-stream) is written one event at a time with a flush
-// after each, as RAGFlow streams it. A non-200 answer, or one larger than
-// the cap, is passed through and not kept. Every other request (the gate's
+// after each, as RAGFlow streams it. A non-200 answer, a 200 carrying a
+// RAGFlow error (a "code" other than 0 in its body or an event), or one
+// larger than the cap, is passed through and not kept. Every other request (the gate's
 // health check among them) is proxied to URL as it is.
 package main
 

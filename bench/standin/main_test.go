@@ -351,3 +351,39 @@ func TestParseUpstreamRefusesWhatIsNotAnHTTPURL(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestRAGFlowDoesNotKeepA200CarryingARAGFlowError(t *testing.T) {
+	// RAGFlow answers most errors with HTTP 200 and a code in the body (or
+	// in an event of a stream); such an answer is passed on, not replayed.
+	answers := map[string][]string{
+		"/api/v1/retrieval":        {`{"code":101,"data":null,"message":"required argument are missing: question; "}`, retrievalBody},
+		"/api/v1/chat/completions": {"data:{\"code\": 0, \"data\": {\"answer\": \"x\"}}\n\ndata:{\"code\": 500, \"message\": \"model failed\"}\n\n", strings.Join(fakeEvents, "")},
+	}
+	calls := map[string]int{}
+	var mu sync.Mutex
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n := calls[r.URL.Path]
+		calls[r.URL.Path]++
+		mu.Unlock()
+		list := answers[r.URL.Path]
+		if r.URL.Path == "/api/v1/chat/completions" {
+			w.Header().Set("Content-Type", "text/event-stream")
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		_, _ = io.WriteString(w, list[min(n, len(list)-1)])
+	}))
+	defer up.Close()
+	rec := newTestRecorder(t, up.URL, 1<<20)
+	for path, list := range answers {
+		for i, want := range []string{list[0], list[1], list[1]} {
+			if w := post(rec, path, `{}`); w.Code != 200 || w.Body.String() != want {
+				t.Errorf("%s request %d = %d %q, want %q", path, i, w.Code, w.Body, want)
+			}
+		}
+		if calls[path] != 2 {
+			t.Errorf("%s reached the upstream %d times, want 2 (the error passed on, the success kept)", path, calls[path])
+		}
+	}
+}

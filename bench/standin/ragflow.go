@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -139,6 +140,11 @@ func (rec *recorder) forward(w http.ResponseWriter, r *http.Request, rt *route) 
 		return
 	}
 	kept := newRecording(resp.Header, got)
+	if code := errorCode(kept); code != 0 {
+		log.Printf("standin: %s answered RAGFlow error code %d: passed through, not kept", r.URL.Path, code)
+		replay(w, kept)
+		return
+	}
 	rt.kept.Store(kept)
 	log.Printf("standin: %s recorded: %d bytes in %d piece(s), %s", r.URL.Path, len(got), len(kept.pieces), resp.Header.Get("Content-Type"))
 	replay(w, kept)
@@ -164,6 +170,27 @@ func newRecording(header http.Header, body []byte) *recording {
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	kept.pieces = [][]byte{body}
 	return kept
+}
+
+// errorCode is the first RAGFlow error code (a "code" other than 0) in a
+// recording's JSON body or its events, or 0: RAGFlow answers most errors
+// with HTTP 200 and the code in the body, and such an answer must not be
+// replayed for every later request. A body that is not JSON with a code
+// counts as no error.
+func errorCode(kept *recording) int {
+	for _, piece := range kept.pieces {
+		payload := bytes.TrimSpace(piece)
+		if kept.stream {
+			payload = bytes.TrimSpace(bytes.TrimPrefix(payload, []byte("data:")))
+		}
+		var envelope struct {
+			Code *int `json:"code"`
+		}
+		if json.Unmarshal(payload, &envelope) == nil && envelope.Code != nil && *envelope.Code != 0 {
+			return *envelope.Code
+		}
+	}
+	return 0
 }
 
 // replay writes a kept answer: a stream one event at a time, each flushed
