@@ -36,30 +36,38 @@ func HTTPClient() *http.Client {
 		Proxy:                  http.ProxyFromEnvironment,
 		DialContext:            dialer.DialContext,
 		TLSHandshakeTimeout:    3 * time.Second,
-		MaxIdleConns:           512,
-		MaxIdleConnsPerHost:    256,
-		IdleConnTimeout:        90 * time.Second,
-		MaxResponseHeaderBytes: 64 << 10,
-		WriteBufferSize:        32 << 10,
-		ReadBufferSize:         32 << 10,
+		MaxIdleConns:           pool.idle,
+		MaxIdleConnsPerHost:    pool.idlePerHost,
+		IdleConnTimeout:        pool.idleTimeout,
+		MaxResponseHeaderBytes: pool.headerBytes,
+		WriteBufferSize:        pool.buffer,
+		ReadBufferSize:         pool.buffer,
 		ForceAttemptHTTP2:      true,
 	}
 	direct := h1.New(h1.Options{
 		Fallback:               fallback,
 		Proxy:                  http.ProxyFromEnvironment,
 		Dialer:                 dialer,
-		MaxIdleConns:           512,
-		MaxIdleConnsPerHost:    256,
-		IdleConnTimeout:        90 * time.Second,
-		MaxResponseHeaderBytes: 64 << 10,
-		WriteBufferSize:        32 << 10,
-		ReadBufferSize:         32 << 10,
+		MaxIdleConns:           pool.idle,
+		MaxIdleConnsPerHost:    pool.idlePerHost,
+		IdleConnTimeout:        pool.idleTimeout,
+		MaxResponseHeaderBytes: pool.headerBytes,
+		WriteBufferSize:        pool.buffer,
+		ReadBufferSize:         pool.buffer,
 	})
 	return &http.Client{
 		Transport:     telemetry.Transport(direct),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
+
+// pool is the connection settings both transports of HTTPClient share.
+var pool = struct {
+	idle, idlePerHost int
+	idleTimeout       time.Duration
+	headerBytes       int64
+	buffer            int
+}{idle: 512, idlePerHost: 256, idleTimeout: 90 * time.Second, headerBytes: 64 << 10, buffer: 32 << 10}
 
 // requestIDKey is the context key of the gate's request id.
 type requestIDKey struct{}
