@@ -91,3 +91,35 @@ func processCPU() int64 {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkIdleCheck: what taking an idle connection adds (conn.alive:
+// one non-blocking peek system call).
+func BenchmarkIdleCheck(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	tr := New(Options{Fallback: http.DefaultTransport})
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	c := tr.pool.take(strings.TrimPrefix(srv.URL, "http://"))
+	if c == nil {
+		b.Fatal("no idle connection")
+	}
+	defer c.close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !c.alive() {
+			b.Fatal("an open connection reads as closed")
+		}
+	}
+}

@@ -24,9 +24,22 @@ func (p *pool) init(max, perHost int, timeout time.Duration) {
 	p.idle = make(map[string][]*conn)
 }
 
-// get takes key's most recently used idle connection, or nil. Expired ones
-// found on the way (all below an expired one are older) are closed.
+// get takes key's most recently used idle connection that is still open
+// (conn.alive), or nil; those found closed or holding stale bytes are
+// closed and the next one tried.
 func (p *pool) get(key string) *conn {
+	for {
+		c := p.take(key)
+		if c == nil || c.alive() {
+			return c
+		}
+		c.close()
+	}
+}
+
+// take takes key's most recently used idle connection, or nil. Expired
+// ones found on the way (all below an expired one are older) are closed.
+func (p *pool) take(key string) *conn {
 	now := time.Now()
 	p.mu.Lock()
 	list := p.idle[key]

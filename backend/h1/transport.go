@@ -8,8 +8,9 @@
 // client"). The request is written with net/http's own Request.Write and
 // the response read with http.ReadResponse, so the wire format is
 // net/http's; what this package adds is the connection's life: a bounded
-// idle pool, the request's context ending a dial, write or read, and one
-// retry of a request a reused connection lost before any answer.
+// idle pool whose connections are checked before reuse, the request's
+// context ending a dial, write or read, and one retry, on net/http's
+// rules, of a request a reused connection lost.
 //
 // Whatever it does not serve (https, a proxy, an upgrade, Expect, a body
 // that cannot be sent twice) goes to a fallback http.RoundTripper.
@@ -161,5 +162,5 @@ func wantsClose(req *http.Request) bool {
 // newBuffers makes a connection's buffers.
 func (t *Transport) newBuffers(c *conn) {
 	c.br = bufio.NewReaderSize(c, t.rbuf)
-	c.bw = bufio.NewWriterSize(c.nc, t.wbuf)
+	c.bw = bufio.NewWriterSize(c, t.wbuf)
 }
